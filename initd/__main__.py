@@ -1,0 +1,3 @@
+from initd.cli import main
+
+raise SystemExit(main())

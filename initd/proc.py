@@ -1,0 +1,169 @@
+"""Spawning and stopping children: the one module that starts, signals and waits for them.
+
+Every child (DESIGN.md invariant 2) starts in its own process group, with default signal
+dispositions and an empty signal mask, an explicit cwd, and stdin from /dev/null unless
+told otherwise. We use subprocess's fork+exec path, not ``os.posix_spawn``: on this
+Debian's glibc 2.36 posix_spawn leaves real-time signals 32 and 33 ignored in the child
+even with ``setsigdef``. The caller's own mask must be empty when it spawns (the
+supervisor unblocks before it starts anything), because fork+exec inherits it.
+
+Waiting uses a pidfd per child, so a supervisor can wait for a child and for signals in
+one ``select`` and never needs ``waitpid(-1)`` (which is PID 1's alone).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO
+
+from initd.errors import InitdError
+from initd.users import Account
+
+# subprocess's ways of saying "inherit", "/dev/null" or "a pipe"
+INHERIT = None
+DEVNULL = subprocess.DEVNULL
+PIPE = subprocess.PIPE
+
+
+class ExecFailed(InitdError):
+    """The command could not be executed: 127 not found, 126 not executable (as sh does)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code  # 126 or 127 instead of InitdError's 125
+
+
+@dataclass(frozen=True)
+class Spec:
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str
+    account: Account | None = None  # None: run as initd's own user
+    stdin: int | IO[bytes] | None = DEVNULL
+    stdout: int | IO[bytes] | None = INHERIT
+    stderr: int | IO[bytes] | None = INHERIT
+
+
+class Child:
+    """A running child: its Popen, process group and pidfd."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.pgid = popen.pid  # process_group=0 made it the leader of its own group
+        self.pidfd = os.pidfd_open(popen.pid)
+        self.started = time.monotonic()
+
+    def fileno(self) -> int:
+        """Readable once the child has exited: lets ``select`` wait for it."""
+        return self.pidfd
+
+    def poll(self) -> int | None:
+        """The returncode (negative: killed by that signal) once exited, else None."""
+        code = self.popen.poll()
+        if code is not None and self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+        return code
+
+    def wait(self, timeout: float | None) -> int | None:
+        if self.poll() is None:
+            select.select([self], [], [], timeout)
+        return self.poll()
+
+    def signal_group(self, sig: int) -> bool:
+        """Signal the child's whole process group; False if nobody is left in it."""
+        try:
+            os.killpg(self.pgid, sig)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def group_alive(self) -> bool:
+        return self.signal_group(0)
+
+
+def spawn(spec: Spec) -> Child:
+    """Start ``spec``; raise ExecFailed (126/127) when the command cannot be executed."""
+    drop = {}
+    if spec.account is not None and (spec.account.uid != os.geteuid() or os.geteuid() == 0):
+        # setgroups first (no root supplementary group survives), then setgid, setuid.
+        drop = {"user": spec.account.uid, "group": spec.account.gid,
+                "extra_groups": list(spec.account.groups)}
+    try:
+        popen = subprocess.Popen(
+            list(spec.argv),
+            env=dict(spec.env),
+            cwd=spec.cwd,
+            stdin=spec.stdin,
+            stdout=spec.stdout,
+            stderr=spec.stderr,
+            process_group=0,
+            restore_signals=True,
+            close_fds=True,
+            **drop,  # type: ignore[arg-type]
+        )
+    except OSError as err:
+        raise _exec_failure(spec, err) from None
+    return Child(popen)
+
+
+def _exec_failure(spec: Spec, err: OSError) -> InitdError:
+    if err.filename == spec.cwd:
+        return InitdError(f"cannot enter working directory {spec.cwd}: {err.strerror}")
+    name = spec.argv[0]
+    if err.errno in (errno.ENOENT, errno.ENOTDIR):
+        return ExecFailed(f"{name}: No such file or directory", 127)
+    if err.errno in (errno.EACCES, errno.ENOEXEC, errno.EISDIR, errno.EPERM):
+        return ExecFailed(f"{name}: {err.strerror}", 126)
+    return InitdError(f"cannot start {name}: {err.strerror}")
+
+
+def stop(child: Child, sig: int, grace: float) -> int:
+    """Stop by escalation: ``sig`` to the group, up to ``grace`` seconds, then SIGKILL.
+
+    Waits for the whole group, not just the leader, so a grandchild that ignores ``sig``
+    is killed too; it never waits on a pipe, so a grandchild holding one open cannot
+    stretch the stop past the deadline. Returns the leader's returncode.
+    """
+    deadline = time.monotonic() + grace
+    child.signal_group(sig)
+    while True:
+        code = child.poll()
+        if code is not None and not child.group_alive():
+            return code
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        if code is None:
+            child.wait(min(left, 0.1))
+        else:
+            time.sleep(min(left, 0.02))  # leader gone, group members still exiting
+    child.signal_group(signal.SIGKILL)
+    return child.popen.wait()
+
+
+def exit_status(returncode: int) -> int:
+    """A Popen returncode as a shell reports it: N, or 128+S when killed by signal S."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def environment(base: Mapping[str, str], account: Account | None,
+                extra: Mapping[str, str] | None = None,
+                remove: Sequence[str] = ()) -> dict[str, str]:
+    """A child's environment: ``base``, the account's login variables, ``extra``; minus
+    ``remove`` (secrets)."""
+    env = dict(base)
+    if account is not None:
+        env.update(account.env())
+    env.update(extra or {})
+    for name in remove:
+        env.pop(name, None)
+    return env

@@ -1,0 +1,225 @@
+"""Settings: flags > environment > /etc/initd/initd.yaml > defaults, into one frozen record.
+
+Imported by the CLI in PID 1, so only the standard library at module level; pyyaml and
+python-dotenv are imported by the supervisor, and only when a file needs them.
+Every error names where the bad value came from (flag, variable or file) and what was
+expected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import os
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from initd.errors import InitdError
+
+DEFAULT_CONFIG = Path("/etc/initd/initd.yaml")
+
+
+class Restart(enum.StrEnum):
+    NEVER = "never"  # tini-compatible: the agent's exit is the container's exit
+    ON_FAILURE = "on-failure"  # restart after a non-zero exit or a death by signal
+    ALWAYS = "always"
+
+
+# --- value parsers: text (or a YAML scalar) -> typed value; ValueError says what was expected
+
+
+def seconds(value: object) -> float:
+    try:
+        number = float(str(value))
+    except ValueError:
+        raise ValueError("expected a number of seconds, e.g. 8 or 0.5") from None
+    if not number >= 0:  # also rejects NaN
+        raise ValueError("expected a number of seconds >= 0")
+    return number
+
+
+def count(value: object) -> int:
+    text = str(value)
+    if not text.isdigit():
+        raise ValueError("expected a whole number >= 0")
+    return int(text)
+
+
+def remap(value: object) -> tuple[int, int]:
+    parts = str(value).split(":")
+    if len(parts) != 2 or not all(p.isdigit() and int(p) <= 255 for p in parts):
+        raise ValueError("expected FROM:TO with exit codes 0-255, e.g. 143:0")
+    return int(parts[0]), int(parts[1])
+
+
+def remaps(value: object) -> tuple[tuple[int, int], ...]:
+    """``143:0,1:0`` or ``143:0 1:0`` (environment), a list or a mapping (YAML)."""
+    if isinstance(value, Mapping):
+        items: Sequence[object] = [f"{k}:{v}" for k, v in value.items()]
+    elif isinstance(value, list | tuple):
+        items = value
+    else:
+        items = str(value).replace(",", " ").split()
+    return tuple(remap(item) for item in items)
+
+
+def restart(value: object) -> Restart:
+    try:
+        return Restart(str(value))
+    except ValueError:
+        raise ValueError("expected one of never, on-failure, always") from None
+
+
+def log_format(value: object) -> str:
+    text = str(value)
+    if text not in ("json", "console", "auto"):
+        raise ValueError("expected json, console or auto")
+    return text
+
+
+def paths(value: object) -> tuple[Path, ...]:
+    """A list (YAML), or ``a:b`` separated like PATH (environment)."""
+    items = value if isinstance(value, list | tuple) else str(value).split(os.pathsep)
+    return tuple(Path(str(item)) for item in items if str(item))
+
+
+def path(value: object) -> Path:
+    text = str(value)
+    if not text:
+        raise ValueError("expected a path")
+    return Path(text)
+
+
+def optional_text(value: object) -> str | None:
+    return str(value) or None
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: where it can come from and how its text becomes a value."""
+
+    name: str  # the argparse dest and the config-file key
+    parse: Callable[[Any], Any]
+    default: Any
+    env: tuple[str, ...]  # INITD_* first, then discobot's aliases
+
+
+OPTIONS = (
+    Option("workspace", path, None, ("INITD_WORKSPACE", "WORKSPACE_PATH")),
+    Option("user", optional_text, None, ("INITD_USER", "AGENT_USER")),
+    Option("grace", seconds, 8.0, ("INITD_GRACE",)),
+    Option("remap_exit", remaps, (), ("INITD_REMAP_EXIT",)),
+    Option("restart", restart, Restart.NEVER, ("INITD_RESTART",)),
+    Option("max_restarts", count, 5, ("INITD_MAX_RESTARTS",)),
+    Option("restart_window", seconds, 60.0, ("INITD_RESTART_WINDOW",)),
+    Option("env_file", paths, (), ("INITD_ENV_FILE",)),
+    Option("verbose", count, 0, ("INITD_VERBOSE",)),
+    Option("log_format", log_format, "auto", ("INITD_LOG_FORMAT",)),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    command: tuple[str, ...]
+    workspace: Path
+    user: str | None
+    grace: float
+    remap_exit: tuple[tuple[int, int], ...]
+    restart: Restart
+    max_restarts: int
+    restart_window: float
+    env_file: tuple[Path, ...]
+    verbose: int
+    log_format: str
+    config: Path | None
+    warnings: tuple[str, ...] = field(default=())
+
+    def remapped(self, code: int) -> int:
+        return dict(self.remap_exit).get(code, code)
+
+
+def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settings:
+    """Resolve every option. Env files are loaded into ``environ`` first (never overriding
+    a variable already set), so they can carry INITD_* settings as well as the agent's."""
+    config_path, explicit = _config_path(flags, environ)
+    config, warnings = _read_config(config_path, explicit)
+    env_file_option = next(opt for opt in OPTIONS if opt.name == "env_file")
+    load_env_files(_resolve(env_file_option, flags, environ, config, config_path), environ)
+    values = {opt.name: _resolve(opt, flags, environ, config, config_path) for opt in OPTIONS}
+    return Settings(
+        command=tuple(flags.command),
+        workspace=values.pop("workspace") or Path.cwd(),
+        config=config_path if config else None,
+        warnings=tuple(warnings),
+        **values,
+    )
+
+
+def load_env_files(files: Sequence[Path], environ: MutableMapping[str, str]) -> None:
+    """python-dotenv, never overriding what the real environment already says."""
+    if not files:
+        return
+    from dotenv import dotenv_values
+
+    for env_file in files:
+        if not env_file.is_file():
+            raise InitdError(f"env file {env_file}: not found (check --env-file/INITD_ENV_FILE)")
+        for key, value in dotenv_values(env_file).items():
+            if value is not None and key not in environ:
+                environ[key] = value
+
+
+def _resolve(opt: Option, flags: argparse.Namespace, environ: Mapping[str, str],
+             config: Mapping[str, Any], config_path: Path) -> Any:
+    given = getattr(flags, opt.name, None)
+    if given is not None:
+        return given  # argparse already parsed and checked it with the same parser
+    for var in opt.env:
+        if environ.get(var, "") != "":
+            return _parse(opt, environ[var], f"environment variable {var}={environ[var]!r}")
+    if opt.name in config:
+        return _parse(opt, config[opt.name], f"{config_path}: key {opt.name!r}")
+    return opt.default
+
+
+def _parse(opt: Option, raw: object, where: str) -> Any:
+    try:
+        return opt.parse(raw)
+    except ValueError as err:
+        raise InitdError(f"{where}: {err}") from None
+
+
+def _config_path(flags: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Path, bool]:
+    if getattr(flags, "config", None):
+        return Path(flags.config), True
+    if environ.get("INITD_CONFIG"):
+        return Path(environ["INITD_CONFIG"]), True
+    return DEFAULT_CONFIG, False
+
+
+def _read_config(config_path: Path, explicit: bool) -> tuple[dict[str, Any], list[str]]:
+    try:
+        text = config_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if explicit:
+            raise InitdError(f"config file {config_path}: not found") from None
+        return {}, []
+    except (OSError, UnicodeDecodeError) as err:
+        raise InitdError(f"config file {config_path}: cannot read: {err}") from None
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise InitdError(f"config file {config_path}: invalid YAML: {err}") from None
+    if data is None:
+        return {}, []
+    if not isinstance(data, dict):
+        raise InitdError(f"config file {config_path}: expected a mapping of settings at the top")
+    config = {str(k).replace("-", "_"): v for k, v in data.items()}
+    known = {opt.name for opt in OPTIONS}
+    warnings = [f"config file {config_path}: unknown key {k!r} ignored"
+                for k in sorted(config) if k not in known]
+    return {k: v for k, v in config.items() if k in known}, warnings

@@ -1,0 +1,40 @@
+"""The supervisor's signals, as bytes on a pipe it can ``select`` on with its children.
+
+PID 1 hands the supervisor the forwarded signals blocked (pid1.run): we install handlers,
+point CPython's wakeup fd at a pipe, and only then unblock, so nothing sent while the
+supervisor was importing is lost or fatal.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterable
+
+
+class SignalChannel:
+    def __init__(self, signals: Iterable[int]) -> None:
+        self.read_fd, self._write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.signals = frozenset(signals)
+        for sig in self.signals:
+            signal.signal(sig, _record)
+        signal.set_wakeup_fd(self._write_fd, warn_on_full_buffer=False)
+        # An empty mask: every child we spawn inherits it (invariant 2).
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+    def fileno(self) -> int:
+        return self.read_fd
+
+    def drain(self) -> list[int]:
+        """The signals received since the last drain, in arrival order."""
+        received: list[int] = []
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 512)
+            except BlockingIOError:
+                return received
+            received.extend(s for s in chunk if s in self.signals)
+
+
+def _record(signum: int, frame: object) -> None:
+    """CPython writes the signal number to the wakeup fd before calling this."""

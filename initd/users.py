@@ -1,0 +1,55 @@
+"""Who a child runs as: passwd/group lookup and what a full privilege drop needs."""
+
+from __future__ import annotations
+
+import os
+import pwd
+from dataclasses import dataclass
+
+from initd.errors import InitdError
+
+
+@dataclass(frozen=True)
+class Account:
+    name: str
+    uid: int
+    gid: int
+    groups: tuple[int, ...]  # exactly the user's groups (getgrouplist), never root's
+    home: str
+    shell: str
+
+    def env(self) -> dict[str, str]:
+        """What login(1) would set. supervisord, s6 and runit leave HOME at root's: we don't."""
+        return {"HOME": self.home, "USER": self.name, "LOGNAME": self.name,
+                "SHELL": self.shell or "/bin/sh"}
+
+
+def lookup(spec: str) -> Account:
+    """A user by name or numeric uid; an unknown user is an error, never a guess."""
+    try:
+        entry = pwd.getpwnam(spec)
+    except KeyError:
+        entry = None
+    if entry is None and spec.isdigit():
+        try:
+            entry = pwd.getpwuid(int(spec))
+        except KeyError:
+            entry = None
+    if entry is None:
+        raise InitdError(f"unknown user {spec!r}: no such entry in the passwd database "
+                         "(create it with useradd, or fix --user/INITD_USER/AGENT_USER)")
+    return Account(
+        name=entry.pw_name,
+        uid=entry.pw_uid,
+        gid=entry.pw_gid,
+        groups=tuple(os.getgrouplist(entry.pw_name, entry.pw_gid)),
+        home=entry.pw_dir,
+        shell=entry.pw_shell,
+    )
+
+
+def require_can_become(account: Account) -> None:
+    """Dropping to another user needs root; say so instead of failing in the child."""
+    if os.geteuid() != 0 and os.geteuid() != account.uid:
+        raise InitdError(f"cannot run as user {account.name!r}: initd runs as uid "
+                         f"{os.geteuid()}, and only root can switch users (drop --user)")
