@@ -1,0 +1,132 @@
+"""Run the real initd the way a container runtime would, and watch it from outside.
+
+``Initd(args)`` starts ``python -m initd ARGS`` as PID 1 of a new PID namespace
+(``unshare --pid --fork --mount-proc --kill-child``) or, with ``pidns=False``, as a plain
+child of the test (initd then runs as a child subreaper). The ``unshare`` process ignores
+TERM and forwards nothing, so signals go to the namespace's PID 1 directly.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import psutil
+
+SUPPORT = Path(__file__).resolve().parent
+PRINT_SIGNALS = [sys.executable, str(SUPPORT / "print_signals.py")]
+UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL"]
+
+
+class Initd:
+    def __init__(self, args: Sequence[str], *, pidns: bool = True,
+                 env: dict[str, str] | None = None, cwd: str = "/tmp",
+                 preexec_fn: Callable[[], None] | None = None) -> None:
+        self.pidns = pidns
+        self.code: int | None = None
+        prefix = UNSHARE if pidns else []
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            [*prefix, sys.executable, "-m", "initd", *args],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env if env is not None else _clean_env(), cwd=cwd, preexec_fn=preexec_fn,
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.stdout_lines: list[str] = []
+        self._stderr: list[bytes] = []
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_thread.start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            line = raw.decode(errors="replace").rstrip("\n")
+            self.stdout_lines.append(line)
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        self._stderr.extend(self.proc.stderr)
+
+    @property
+    def init_pid(self) -> int:
+        """The host pid of initd itself (the namespace's PID 1 when pidns)."""
+        if not self.pidns:
+            return self.proc.pid
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            children = psutil.Process(self.proc.pid).children()
+            if children:
+                return children[0].pid
+            time.sleep(0.01)
+        raise AssertionError("unshare never started initd")
+
+    def signal(self, sig: int) -> None:
+        os.kill(self.init_pid, sig)
+
+    def expect(self, pattern: str, timeout: float = 15) -> re.Match[str]:
+        """Wait for a stdout line matching ``pattern`` (never a blind sleep)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(left, 0.001))
+            except queue.Empty:
+                line = ""
+            if line is None or left <= 0:
+                raise AssertionError(f"no line matching {pattern!r}; stdout so far: "
+                                     f"{self.stdout_lines!r}; stderr: {self.stderr!r}")
+            match = re.search(pattern, line)
+            if match:
+                return match
+
+    def wait(self, timeout: float = 30) -> int:
+        self.code = self.proc.wait(timeout)
+        self._stderr_thread.join(5)
+        return self.code
+
+    @property
+    def stderr(self) -> str:
+        return b"".join(self._stderr).decode(errors="replace")
+
+    def descendants(self) -> list[psutil.Process]:
+        return psutil.Process(self.init_pid).children(recursive=True)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def _clean_env() -> dict[str, str]:
+    """The test's environment without any INITD_* a developer may have exported."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith("INITD_") and k not in ("AGENT_USER", "WORKSPACE_PATH")}
+
+
+def run(args: Sequence[str], *, timeout: float = 30, **kwargs: object) -> Initd:
+    """Start initd and wait for it to finish."""
+    init = Initd(args, **kwargs)  # type: ignore[arg-type]
+    init.wait(timeout)
+    return init
+
+
+def proc_status(pid: int | str, field: str) -> str:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return line.split(":", 1)[1].strip()
+    raise KeyError(field)
+
+
+SIGNAL_NAMES = {s.value: s.name for s in signal.Signals}

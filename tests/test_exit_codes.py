@@ -1,0 +1,67 @@
+"""DESIGN.md §3: the agent's fate is the container's exit code (dumb-init's and tini's cases)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+
+import pytest
+
+from tests.support.harness import run
+
+
+@pytest.mark.parametrize("code", [0, 1, 2, 32, 64, 127, 254, 255])
+def test_exit_code_passes_through_as_pid1(code: int) -> None:
+    init = run(["--", "sh", "-c", f"exit {code}"])
+    assert init.code == code, init.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGKILL])
+def test_killed_by_signal_is_128_plus_n(sig: int) -> None:
+    init = run(["--", "sh", "-c", f"kill -{int(sig)} $$"])
+    assert init.code == 128 + sig, init.stderr
+
+
+def test_exit_code_passes_through_as_subreaper() -> None:
+    assert run(["--", "sh", "-c", "exit 42"], pidns=False).code == 42
+
+
+def test_remap_exit_like_tini_e() -> None:
+    init = run(["--remap-exit", "143:0", "--remap-exit", "3:7", "--", "sh", "-c", "exit 3"])
+    assert init.code == 7
+    assert run(["--remap-exit", "143:0", "--", "sh", "-c", "kill $$"]).code == 0
+    # a code that is not remapped passes unchanged
+    assert run(["--remap-exit", "143:0", "--", "sh", "-c", "exit 5"]).code == 5
+
+
+def test_remap_exit_from_environment() -> None:
+    env = {**os.environ, "INITD_REMAP_EXIT": "9:0, 10:1"}
+    assert run(["--", "sh", "-c", "exit 9"], env=env).code == 0
+    assert run(["--", "sh", "-c", "exit 10"], env=env).code == 1
+
+
+def test_missing_command_is_127_with_message() -> None:
+    init = run(["--", "/doesnotexist"])
+    assert init.code == 127
+    assert "/doesnotexist: No such file or directory" in init.stderr
+
+
+def test_command_not_on_path_is_127() -> None:
+    init = run(["--", "no-such-command-anywhere"])
+    assert init.code == 127
+    assert "no-such-command-anywhere: No such file or directory" in init.stderr
+
+
+def test_not_executable_is_126(tmp_path: os.PathLike[str]) -> None:
+    script = os.path.join(tmp_path, "script.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")
+    os.chmod(script, stat.S_IRUSR | stat.S_IWUSR)
+    init = run(["--", script])
+    assert init.code == 126
+    assert "Permission denied" in init.stderr
+
+
+def test_directory_as_command_is_126(tmp_path: os.PathLike[str]) -> None:
+    assert run(["--", str(tmp_path)]).code == 126

@@ -1,0 +1,67 @@
+"""Invariant 1: one reaper, uncapped. Orphans never stay zombies, and the test can fail."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from tests.support.harness import SUPPORT, UNSHARE, run
+
+STORM = [sys.executable, str(SUPPORT / "orphans.py")]
+
+
+def test_orphan_storm_as_pid1_leaves_no_zombie() -> None:
+    init = run(["--", *STORM, "-n", "1000", "--ps"], timeout=60)
+    assert "orphans=1000" in init.stdout_lines, init.stdout_lines
+    assert "zombies=0" in init.stdout_lines
+    assert "ps_zombies=0" in init.stdout_lines  # dumb-init's check: no Z in `ps -A -o state`
+    assert init.code == 0
+
+
+def test_orphan_storm_as_subreaper_leaves_no_zombie() -> None:
+    init = run(["--", *STORM, "-n", "1000"], pidns=False, timeout=60)
+    assert "orphans=1000" in init.stdout_lines, init.stdout_lines
+    assert "zombies=0" in init.stdout_lines
+    assert init.code == 0
+
+
+def test_negative_control_without_reaper_zombies_stay() -> None:
+    """The same storm under a PID 1 that never reaps: the check above must see zombies."""
+    out = subprocess.run([*UNSHARE, *STORM, "-n", "200", "--settle", "1", "--ps"],
+                         capture_output=True, text=True, timeout=60)
+    assert "zombies=200" in out.stdout.splitlines(), out.stdout
+    assert "ps_zombies=0" not in out.stdout.splitlines()
+
+
+@pytest.mark.parametrize("pidns", [True, False], ids=["pid1", "subreaper"])
+def test_leftover_daemon_is_swept_after_cmd_exits(initd, pidns: bool) -> None:
+    """tini#180: the agent's leftovers get TERM (then KILL), not a silent kernel KILL."""
+    daemon = ("setsid sh -c 'trap \"\" TERM; echo daemon $$; exec sleep 1000' "
+              "</dev/null & sleep 0.3; exit 3")
+    init = initd(["--", "sh", "-c", daemon], pidns=pidns)
+    pid_in_ns = int(init.expect(r"^daemon (\d+)").group(1))
+    host_pids = [p for p in init.descendants() if p.name() == "sleep"]
+    assert host_pids, f"daemon {pid_in_ns} not found"
+    started = time.monotonic()
+    assert init.wait() == 3  # CMD's code, whatever the sweep had to do
+    # it ignored TERM: KILLed after PID 1's short sweep grace
+    assert time.monotonic() - started < 10
+    for p in host_pids:
+        assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE
+
+
+def test_subreaper_sweep_spares_processes_outside_its_tree(initd) -> None:
+    """Off PID 1 the sweep must only touch initd's own descendants (never kill(-1))."""
+    bystander = subprocess.Popen(["sleep", "30"])
+    try:
+        init = initd(["--", "sh", "-c", "(sleep 1000 &); exit 0"], pidns=False)
+        assert init.wait() == 0
+        assert bystander.poll() is None
+    finally:
+        bystander.send_signal(signal.SIGKILL)
+        bystander.wait()

@@ -1,0 +1,91 @@
+"""Signals reach the agent; stops are graceful, then forceful; nothing is left behind."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import psutil
+import pytest
+
+from initd import pid1
+from tests.support.harness import PRINT_SIGNALS
+
+STOPPING = {signal.SIGTERM, signal.SIGINT, signal.SIGQUIT}
+PASSED_ON = sorted(pid1.FORWARDED - STOPPING)
+
+
+@pytest.mark.parametrize("sig", PASSED_ON, ids=lambda s: signal.Signals(s).name)
+def test_signal_reaches_cmd_and_cmd_keeps_running(initd, sig: int) -> None:
+    init = initd(["--", *PRINT_SIGNALS, "--exit-on", "SIGTERM"])
+    init.expect(r"^ready")
+    init.signal(sig)
+    init.expect(rf"^{int(sig)}$")
+    init.signal(signal.SIGTERM)
+    init.expect(rf"^{int(signal.SIGTERM)}$")
+    assert init.wait() == 0
+
+
+def test_every_signal_in_one_run_as_subreaper(initd) -> None:
+    init = initd(["--", *PRINT_SIGNALS, "--exit-on", "SIGTERM"], pidns=False)
+    init.expect(r"^ready")
+    for sig in PASSED_ON:
+        init.signal(sig)
+        init.expect(rf"^{int(sig)}$")
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 0
+
+
+@pytest.mark.parametrize("sig", sorted(STOPPING), ids=lambda s: signal.Signals(s).name)
+def test_stop_signal_is_graceful(initd, sig: int) -> None:
+    init = initd(["--grace", "20", "--", *PRINT_SIGNALS, "--exit-on", signal.Signals(sig).name])
+    init.expect(r"^ready")
+    sent = time.monotonic()
+    init.signal(sig)
+    init.expect(rf"^{int(sig)}$")
+    assert init.wait() == 0  # the agent exited 0 by itself: no KILL was needed
+    assert time.monotonic() - sent < 10
+
+
+def test_stop_signal_exit_code_is_cmds(initd) -> None:
+    init = initd(["--", "sleep", "100"])
+    time.sleep(0.3)
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 128 + signal.SIGTERM
+
+
+def test_cmd_ignoring_term_is_killed_after_grace(initd) -> None:
+    init = initd(["--grace", "1.5", "--", *PRINT_SIGNALS, "--ignore", "SIGTERM"])
+    init.expect(r"^ready")
+    sent = time.monotonic()
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 128 + signal.SIGKILL
+    took = time.monotonic() - sent
+    assert 1.5 <= took < 6, took
+
+
+def test_job_control_signals_are_ignored_by_pid1(initd) -> None:
+    init = initd(["--", *PRINT_SIGNALS, "--exit-on", "SIGTERM"])
+    init.expect(r"^ready")
+    for sig in (signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
+        init.signal(sig)
+    time.sleep(0.2)
+    assert psutil.Process(init.init_pid).status() != psutil.STATUS_STOPPED
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 0
+
+
+@pytest.mark.parametrize("pidns", [True, False], ids=["pid1", "subreaper"])
+def test_pipeline_leaves_no_process_behind(initd, pidns: bool) -> None:
+    """dumb-init's `yes|tail & yes|tail` case: the whole group goes, not only the leader."""
+    init = initd(["--", "sh", "-c", "yes | tail & yes | tail"], pidns=pidns)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        tree = [p for p in init.descendants() if p.name() in ("yes", "tail")]
+        if len(tree) >= 4:
+            break
+        time.sleep(0.05)
+    assert len(tree) == 4, tree
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 128 + signal.SIGTERM
+    assert not [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
