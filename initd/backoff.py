@@ -29,7 +29,7 @@ class Backoff:
             self.restarts.popleft()
         if len(self.restarts) >= self.max_restarts:
             return None
-        delay = min(self.base * 2**self.failures, self.cap)
+        delay = min(self.base * 2.0**self.failures, self.cap)
         self.failures += 1
         self.restarts.append(now + delay)
         return delay

@@ -36,11 +36,11 @@ def parser() -> Parser:
                description="PID 1 for coding-agent containers: reaps zombies, forwards "
                            "signals, runs workspace hooks, supervises CMD.")
 
-    def typed(parse: object) -> object:
+    def typed(parse: Callable[[str], object]) -> Callable[[str], object]:
         # argparse reports a ValueError as "invalid <name> value"; keep our explanation.
         def convert(text: str) -> object:
             try:
-                return parse(text)  # type: ignore[operator]
+                return parse(text)
             except ValueError as err:
                 raise argparse.ArgumentTypeError(f"{text!r}: {err}") from None
         return convert

@@ -92,11 +92,9 @@ class Child:
 
 def spawn(spec: Spec) -> Child:
     """Start ``spec``; raise ExecFailed (126/127) when the command cannot be executed."""
-    drop = {}
-    if spec.account is not None and (spec.account.uid != os.geteuid() or os.geteuid() == 0):
-        # setgroups first (no root supplementary group survives), then setgid, setuid.
-        drop = {"user": spec.account.uid, "group": spec.account.gid,
-                "extra_groups": list(spec.account.groups)}
+    account = spec.account
+    if account is not None and account.uid == os.geteuid() != 0:
+        account = None  # already that user; an unprivileged setgroups would only fail
     try:
         popen = subprocess.Popen(
             list(spec.argv),
@@ -108,7 +106,11 @@ def spawn(spec: Spec) -> Child:
             process_group=0,
             restore_signals=True,
             close_fds=True,
-            **drop,  # type: ignore[arg-type]
+            # In the child: setgroups (so no root supplementary group survives), setgid,
+            # then setuid; None leaves each as it is.
+            user=None if account is None else account.uid,
+            group=None if account is None else account.gid,
+            extra_groups=None if account is None else list(account.groups),
         )
     except OSError as err:
         raise _exec_failure(spec, err) from None

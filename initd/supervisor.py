@@ -56,14 +56,19 @@ def agent_account(config: settings.Settings) -> users.Account | None:
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger) -> int:
     """Until the agent is done: forward signals, restart by policy, stop on TERM/INT/QUIT."""
     while not agent.state.final:
-        select.select([signals, *agent.waitables()], [], [], agent.timeout())
+        fds = [signals.fileno(), *(child.fileno() for child in agent.waitables())]
+        select.select(fds, [], [], agent.timeout())
         for sig in signals.drain():
             if sig in STOP_SIGNALS:
-                name = signal.Signals(sig).name
-                with log.phase(logger, "agent stop", signal=name) as result:
-                    result["code"] = agent.stop(sig)
-                return result["code"]  # type: ignore[no-any-return]
+                return stop(agent, sig, logger)
             agent.forward(sig)
         agent.tick()
     assert agent.last_code is not None
     return agent.last_code
+
+
+def stop(agent: Supervised, sig: int, logger: log.Logger) -> int:
+    """Step 7: the agent gets the signal we got, then --grace, then KILL; its code is ours."""
+    with log.phase(logger, "agent stop", signal=signal.Signals(sig).name) as result:
+        result["code"] = code = agent.stop(sig)
+    return code

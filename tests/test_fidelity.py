@@ -31,4 +31,5 @@ def test_failing_runs_under_subreaper_report_no_success() -> None:
 def test_negative_control_same_process_reaper_steals_statuses() -> None:
     """Proves the check can fail: a waitpid(-1) beside subprocess yields false successes."""
     runs, successes = false_successes("-n", "300", "--same-process-reaper", pidns=False)
+    assert runs == 300
     assert successes > 0

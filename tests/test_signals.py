@@ -9,7 +9,7 @@ import psutil
 import pytest
 
 from initd import pid1
-from tests.support.harness import PRINT_SIGNALS
+from tests.support.harness import PRINT_SIGNALS, wait_for
 
 STOPPING = {signal.SIGTERM, signal.SIGINT, signal.SIGQUIT}
 PASSED_ON = sorted(pid1.FORWARDED - STOPPING)
@@ -49,7 +49,7 @@ def test_stop_signal_is_graceful(initd, sig: int) -> None:
 
 def test_stop_signal_exit_code_is_cmds(initd) -> None:
     init = initd(["--", "sleep", "100"])
-    time.sleep(0.3)
+    wait_for(lambda: [p for p in init.descendants() if p.name() == "sleep"], what="sleep")
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM
 
@@ -79,13 +79,9 @@ def test_job_control_signals_are_ignored_by_pid1(initd) -> None:
 def test_pipeline_leaves_no_process_behind(initd, pidns: bool) -> None:
     """dumb-init's `yes|tail & yes|tail` case: the whole group goes, not only the leader."""
     init = initd(["--", "sh", "-c", "yes | tail & yes | tail"], pidns=pidns)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        tree = [p for p in init.descendants() if p.name() in ("yes", "tail")]
-        if len(tree) >= 4:
-            break
-        time.sleep(0.05)
-    assert len(tree) == 4, tree
+    tree = wait_for(lambda: [p for p in init.descendants() if p.name() in ("yes", "tail")]
+                    if len(init.descendants()) >= 5 else None, what="the pipeline")
+    assert len(tree) == 4, tree  # type: ignore[arg-type]
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM
     assert not [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]

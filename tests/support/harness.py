@@ -130,3 +130,15 @@ def proc_status(pid: int | str, field: str) -> str:
 
 
 SIGNAL_NAMES = {s.value: s.name for s in signal.Signals}
+
+
+def wait_for(probe: Callable[[], object], timeout: float = 10, what: str = "condition") -> object:
+    """Poll ``probe`` until it returns something truthy; fail loudly after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.02)

@@ -1,0 +1,84 @@
+"""The command-line contract: help, version, errors as one line and exit 125."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from initd import __version__, cli
+from initd.errors import UsageError
+from tests.support.harness import run
+
+INITD = [sys.executable, "-m", "initd"]
+
+
+def test_help_exits_0_and_lists_every_option() -> None:
+    out = subprocess.run([*INITD, "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    for option in ("--workspace", "--user", "--grace", "--remap-exit", "--restart",
+                   "--max-restarts", "--env-file", "--verbose", "--log-format", "--version"):
+        assert option in out.stdout
+    assert "initd [OPTIONS] -- CMD [ARGS...]" in out.stdout
+
+
+def test_version() -> None:
+    out = subprocess.run([*INITD, "--version"], capture_output=True, text=True)
+    assert (out.returncode, out.stdout.strip()) == (0, f"initd {__version__}")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--bogus", "--", "true"], "unrecognized arguments: --bogus"),
+    ([], "no command to run"),
+    (["--"], "no command to run"),
+    (["--grace", "x", "--", "true"], "--grace: 'x': expected a number of seconds"),
+    (["--restart", "maybe", "--", "true"], "expected one of never, on-failure, always"),
+    (["--remap-exit", "1-0", "--", "true"], "expected FROM:TO"),
+])
+def test_bad_command_lines_exit_125_with_one_line(argv: list[str], message: str) -> None:
+    out = subprocess.run([*INITD, *argv], capture_output=True, text=True)
+    assert out.returncode == 125
+    assert message in out.stderr
+    assert out.stderr.count("\n") == 1
+    assert out.stderr.startswith("initd: ")
+
+
+def test_bad_environment_value_exits_125() -> None:
+    init = run(["--", "true"], env={**os.environ, "INITD_RESTART": "maybe"})
+    assert init.code == 125
+    assert "INITD_RESTART='maybe'" in init.stderr
+
+
+def test_command_without_double_dash() -> None:
+    assert cli.parse(["-v", "sh", "-c", "exit 0"]).command == ["sh", "-c", "exit 0"]
+
+
+def test_options_after_double_dash_belong_to_cmd() -> None:
+    assert cli.parse(["--", "ls", "--grace", "1"]).command == ["ls", "--grace", "1"]
+
+
+def test_parse_error_is_usage_error() -> None:
+    with pytest.raises(UsageError):
+        cli.parse(["--max-restarts", "-1", "--", "true"])
+
+
+def test_cmd_output_passes_through_untouched() -> None:
+    init = run(["-vv", "--", "sh", "-c", "printf 'out\\n'; printf 'err\\n' >&2"])
+    assert init.stdout_lines == ["out"]  # initd's own logs never go to stdout
+    assert "err" in init.stderr.splitlines()
+
+
+def test_verbose_logs_phases_as_json_with_duration() -> None:
+    import json
+
+    init = run(["-v", "--log-format", "json", "--", "true"])
+    events = [json.loads(line) for line in init.stderr.splitlines()]
+    start = [e for e in events if e["event"] == "agent start"]
+    assert start and isinstance(start[0]["duration_ms"], float)
+
+
+def test_cwd_of_cmd_is_invokers_and_pid1s_is_root(tmp_path) -> None:
+    init = run(["--", "sh", "-c", "pwd; readlink /proc/1/cwd"], cwd=str(tmp_path))
+    assert init.stdout_lines == [str(tmp_path), "/"]
