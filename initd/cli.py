@@ -1,106 +1,31 @@
-"""``initd [OPTIONS] -- CMD [ARGS...]``: parse, become the reaper, hand over to the supervisor.
+"""``initd [OPTIONS] -- CMD [ARGS...]``: become the reaper at once, let the supervisor do the rest.
 
-This runs in PID 1, so it imports the standard library only; the supervisor's imports
-happen after the fork. One error boundary: an InitdError is one line on stderr and exit
-125, as tini and docker use 125 for "the init itself failed".
+This module runs in PID 1, which keeps its imports to the standard library's smallest
+pieces for the container's whole life: the options are parsed after the fork, in the
+supervisor. One error boundary on each side: an InitdError is one line on stderr and
+exit 125, as tini and docker use 125 for "the init itself failed".
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import NoReturn
+from collections.abc import Callable, Mapping, Sequence
 
-from initd import __version__, pid1, settings
-from initd.errors import InitdError, UsageError
-
-USAGE = "initd [OPTIONS] -- CMD [ARGS...]"
-EPILOG = """\
-every option can also be set in the environment as INITD_<OPTION> (e.g. INITD_GRACE=5)
-or in /etc/initd/initd.yaml; flags win over the environment, the environment over the file.
-
-exit codes: CMD's code; 128+S when CMD is killed by signal S; 127 command not found;
-126 command not executable; 125 initd's own error (one line says what to fix)."""
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see initd --help)")
-
-
-def parser() -> Parser:
-    p = Parser(prog="initd", usage=USAGE, epilog=EPILOG,
-               formatter_class=argparse.RawDescriptionHelpFormatter,
-               description="PID 1 for coding-agent containers: reaps zombies, forwards "
-                           "signals, runs workspace hooks, supervises CMD.")
-
-    def typed(parse: Callable[[str], object]) -> Callable[[str], object]:
-        # argparse reports a ValueError as "invalid <name> value"; keep our explanation.
-        def convert(text: str) -> object:
-            try:
-                return parse(text)
-            except ValueError as err:
-                raise argparse.ArgumentTypeError(f"{text!r}: {err}") from None
-        return convert
-
-    add = p.add_argument
-    add("--workspace", metavar="DIR", type=typed(settings.path),
-        help="workspace directory (INITD_WORKSPACE, WORKSPACE_PATH; default: cwd)")
-    add("--user", metavar="NAME", help="run CMD as this user, privileges fully dropped "
-        "(INITD_USER, AGENT_USER; default: the invoking user)")
-    add("--grace", metavar="SECONDS", type=typed(settings.seconds),
-        help="time between the stop signal and SIGKILL (INITD_GRACE; default 8)")
-    add("--remap-exit", metavar="FROM:TO", action="append", type=typed(settings.remap),
-        help="report exit code FROM as TO, like tini -e; repeatable (INITD_REMAP_EXIT)")
-    add("--restart", metavar="POLICY", type=typed(settings.restart),
-        help="never | on-failure | always (INITD_RESTART; default never)")
-    add("--max-restarts", metavar="N", type=typed(settings.count),
-        help="give up after N restarts within --restart-window (INITD_MAX_RESTARTS; "
-             "default 5)")
-    add("--restart-window", metavar="SECONDS", type=typed(settings.seconds),
-        help="window for --max-restarts (INITD_RESTART_WINDOW; default 60)")
-    add("--env-file", metavar="PATH", action="append", type=typed(settings.path),
-        help="load variables from a .env file, never overriding the real environment; "
-             "repeatable (INITD_ENV_FILE, ':'-separated)")
-    add("--config", metavar="PATH", help="config file (INITD_CONFIG; default "
-        f"{settings.DEFAULT_CONFIG})")
-    add("-v", "--verbose", action="count",
-        help="-v logs every phase, -vv every detail (INITD_VERBOSE=1|2)")
-    add("--log-format", metavar="FORMAT", type=typed(settings.log_format),
-        help="json | console | auto: console on a TTY, else JSON (INITD_LOG_FORMAT)")
-    add("--version", action="version", version=f"initd {__version__}")
-    add("command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    return p
-
-
-def parse(argv: Sequence[str]) -> argparse.Namespace:
-    args = parser().parse_args(argv)
-    command = list(args.command)
-    if command[:1] == ["--"]:
-        command = command[1:]
-    if not command:
-        raise UsageError(f"no command to run; usage: {USAGE}")
-    args.command = command
-    if args.remap_exit is not None:
-        args.remap_exit = tuple(args.remap_exit)
-    if args.env_file is not None:
-        args.env_file = tuple(args.env_file)
-    return args
+from initd import pid1
+from initd.errors import InitdError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        flags = parse(args)
-        return pid1.run(lambda: guarded(lambda: _supervise(flags)), pid1_log(flags))
+        return pid1.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ))
     except InitdError as err:
         return fail(err)
 
 
 def guarded(body: Callable[[], int]) -> int:
-    """The error boundary for the supervisor side (it runs in the forked child)."""
+    """The error boundary of the supervisor side (it runs in the forked child)."""
     try:
         return body()
     except InitdError as err:
@@ -112,16 +37,25 @@ def fail(err: InitdError) -> int:
     return err.exit_code
 
 
-def pid1_log(flags: argparse.Namespace) -> pid1.Log:
-    """PID 1 takes its verbosity from flags and environment only: it parses no config file."""
-    env_verbose = os.environ.get("INITD_VERBOSE", "")
-    verbose = flags.verbose if flags.verbose is not None else (
-        int(env_verbose) if env_verbose.isdigit() else 0)
-    fmt = flags.log_format or os.environ.get("INITD_LOG_FORMAT", "auto")
+def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
+    """PID 1's verbosity and log format, from a glance at the options (argparse would cost
+    PID 1 its memory budget). Only PID 1's own few lines depend on this glance."""
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    verbose = sum(opt.count("v") for opt in options
+                  if opt.startswith("-") and not opt.startswith("--") and set(opt[1:]) == {"v"})
+    verbose += options.count("--verbose")
+    if not verbose and environ.get("INITD_VERBOSE", "").isdigit():
+        verbose = int(environ["INITD_VERBOSE"])
+    fmt = environ.get("INITD_LOG_FORMAT", "auto")
+    for i, opt in enumerate(options):
+        if opt == "--log-format" and i + 1 < len(options):
+            fmt = options[i + 1]
+        elif opt.startswith("--log-format="):
+            fmt = opt.split("=", 1)[1]
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
-def _supervise(flags: argparse.Namespace) -> int:
+def _supervise(argv: list[str]) -> int:
     from initd import supervisor  # heavy imports happen here, after the fork
 
-    return supervisor.boot(flags)
+    return supervisor.main(argv)

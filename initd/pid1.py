@@ -13,12 +13,10 @@ never capped (supervisord's cap of 100 per pass left thousands of zombies).
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
 import time
-import traceback
 from collections.abc import Callable
 
 from initd.errors import InitdError
@@ -69,6 +67,8 @@ class Log:
             return
         name = ("warning", "info", "debug")[min(level, 2)]
         if self.json_lines:
+            import json  # imported on demand: PID 1's resident size is a budget
+
             line = json.dumps({"event": event, "level": name, "logger": "pid1", **fields})
         else:
             line = "initd: " + " ".join([event, *(f"{k}={v}" for k, v in fields.items())])
@@ -148,6 +148,8 @@ def _child(supervisor: Callable[[], int]) -> int:
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 125)
     except BaseException:
+        import traceback
+
         traceback.print_exc()
         print("initd: internal error in the supervisor (traceback above)", file=sys.stderr)
     finally:

@@ -12,9 +12,8 @@ import argparse
 import enum
 import os
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from initd.errors import InitdError
 
@@ -96,8 +95,7 @@ def optional_text(value: object) -> str | None:
     return str(value) or None
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """One setting: where it can come from and how its text becomes a value."""
 
     name: str  # the argparse dest and the config-file key
@@ -120,8 +118,10 @@ OPTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
+    """Frozen: NamedTuple rather than a dataclass, whose import (inspect) would cost PID 1
+    over a megabyte of RSS for the container's whole life."""
+
     command: tuple[str, ...]
     workspace: Path
     user: str | None
@@ -134,7 +134,7 @@ class Settings:
     verbose: int
     log_format: str
     config: Path | None
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
     def remapped(self, code: int) -> int:
         return dict(self.remap_exit).get(code, code)

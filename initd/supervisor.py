@@ -11,12 +11,17 @@ import os
 import select
 import signal
 
-from initd import log, pid1, proc, settings, users
+from initd import log, options, pid1, proc, settings, users
 from initd.backoff import Backoff
 from initd.sigchan import SignalChannel
 from initd.supervised import Supervised
 
 STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
+
+
+def main(argv: list[str]) -> int:
+    """The supervisor process: parse the command line, then boot."""
+    return boot(options.parse(argv))
 
 
 def boot(flags: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from initd import __version__, cli
+from initd import __version__, cli, options
 from initd.errors import UsageError
 from tests.support.harness import run
 
@@ -52,16 +52,16 @@ def test_bad_environment_value_exits_125() -> None:
 
 
 def test_command_without_double_dash() -> None:
-    assert cli.parse(["-v", "sh", "-c", "exit 0"]).command == ["sh", "-c", "exit 0"]
+    assert options.parse(["-v", "sh", "-c", "exit 0"]).command == ["sh", "-c", "exit 0"]
 
 
 def test_options_after_double_dash_belong_to_cmd() -> None:
-    assert cli.parse(["--", "ls", "--grace", "1"]).command == ["ls", "--grace", "1"]
+    assert options.parse(["--", "ls", "--grace", "1"]).command == ["ls", "--grace", "1"]
 
 
 def test_parse_error_is_usage_error() -> None:
     with pytest.raises(UsageError):
-        cli.parse(["--max-restarts", "-1", "--", "true"])
+        options.parse(["--max-restarts", "-1", "--", "true"])
 
 
 def test_cmd_output_passes_through_untouched() -> None:
@@ -82,3 +82,28 @@ def test_verbose_logs_phases_as_json_with_duration() -> None:
 def test_cwd_of_cmd_is_invokers_and_pid1s_is_root(tmp_path) -> None:
     init = run(["--", "sh", "-c", "pwd; readlink /proc/1/cwd"], cwd=str(tmp_path))
     assert init.stdout_lines == [str(tmp_path), "/"]
+
+
+def test_pid1_imports_no_third_party_module_and_no_argparse() -> None:
+    """PID 1 lives as long as the container: only small standard-library pieces."""
+    code = ("import sys, initd.cli; heavy = {'yaml', 'structlog', 'psutil', 'dotenv', "
+            "'argparse', 'dataclasses', 'initd.settings', 'initd.supervisor'}; "
+            "print(sorted(heavy & set(sys.modules)))")
+    out = subprocess.run([*INITD[:1], "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("argv", "env", "verbose", "json_lines"), [
+    ([], {}, 0, None),
+    (["-v", "--", "x", "-vv"], {}, 1, None),  # what follows -- belongs to CMD
+    (["-vv", "--verbose"], {}, 3, None),
+    ([], {"INITD_VERBOSE": "2", "INITD_LOG_FORMAT": "json"}, 2, True),
+    (["--log-format", "console"], {"INITD_LOG_FORMAT": "json"}, 0, False),
+    (["--log-format=json"], {}, 0, True),
+])
+def test_pid1_glances_at_its_verbosity(argv: list[str], env: dict[str, str], verbose: int,
+                                      json_lines: bool | None) -> None:
+    log = cli.pid1_log(argv, env)
+    assert log.verbose == verbose
+    if json_lines is not None:
+        assert log.json_lines is json_lines

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from initd import cli, settings
+from initd import options, settings
 from initd.errors import InitdError
 from initd.settings import Restart
 
@@ -19,7 +19,7 @@ def load(argv: list[str], env: dict[str, str] | None = None,
         path = tmp_path / "initd.yaml"
         path.write_text(config)
         environ["INITD_CONFIG"] = str(path)
-    return settings.load(cli.parse([*argv, "--", "true"]), environ)
+    return settings.load(options.parse([*argv, "--", "true"]), environ)
 
 
 def test_defaults() -> None:
@@ -105,7 +105,7 @@ def test_env_files_never_override_the_real_environment(tmp_path: Path) -> None:
     env_file = tmp_path / "agent.env"
     env_file.write_text("FROM_FILE=file\nSHARED=file\nINITD_GRACE=4\n# comment\n")
     environ = {"SHARED": "real"}
-    s = settings.load(cli.parse(["--env-file", str(env_file), "--", "true"]), environ)
+    s = settings.load(options.parse(["--env-file", str(env_file), "--", "true"]), environ)
     assert environ["FROM_FILE"] == "file"
     assert environ["SHARED"] == "real"
     assert s.grace == 4.0  # env files may carry INITD_* settings too
@@ -113,4 +113,4 @@ def test_env_files_never_override_the_real_environment(tmp_path: Path) -> None:
 
 def test_missing_env_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(InitdError, match=r"env file .*missing\.env: not found"):
-        settings.load(cli.parse(["--env-file", str(tmp_path / "missing.env"), "--", "x"]), {})
+        settings.load(options.parse(["--env-file", str(tmp_path / "missing.env"), "--", "x"]), {})

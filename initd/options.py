@@ -1,0 +1,88 @@
+"""The options of ``initd [OPTIONS] -- CMD [ARGS...]`` (argparse).
+
+Parsed in the supervisor, not in PID 1: argparse and the settings module would cost
+PID 1 about two megabytes of resident memory for the container's whole life. A usage
+error is still exit 125, through PID 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from initd import __version__, settings
+from initd.errors import UsageError
+
+USAGE = "initd [OPTIONS] -- CMD [ARGS...]"
+EPILOG = """\
+every option can also be set in the environment as INITD_<OPTION> (e.g. INITD_GRACE=5)
+or in /etc/initd/initd.yaml; flags win over the environment, the environment over the file.
+
+exit codes: CMD's code; 128+S when CMD is killed by signal S; 127 command not found;
+126 command not executable; 125 initd's own error (one line says what to fix)."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see initd --help)")
+
+
+def parser() -> Parser:
+    p = Parser(prog="initd", usage=USAGE, epilog=EPILOG,
+               formatter_class=argparse.RawDescriptionHelpFormatter,
+               description="PID 1 for coding-agent containers: reaps zombies, forwards "
+                           "signals, runs workspace hooks, supervises CMD.")
+
+    def typed(parse: Callable[[str], object]) -> Callable[[str], object]:
+        # argparse reports a ValueError as "invalid <name> value"; keep our explanation.
+        def convert(text: str) -> object:
+            try:
+                return parse(text)
+            except ValueError as err:
+                raise argparse.ArgumentTypeError(f"{text!r}: {err}") from None
+        return convert
+
+    add = p.add_argument
+    add("--workspace", metavar="DIR", type=typed(settings.path),
+        help="workspace directory (INITD_WORKSPACE, WORKSPACE_PATH; default: cwd)")
+    add("--user", metavar="NAME", help="run CMD as this user, privileges fully dropped "
+        "(INITD_USER, AGENT_USER; default: the invoking user)")
+    add("--grace", metavar="SECONDS", type=typed(settings.seconds),
+        help="time between the stop signal and SIGKILL (INITD_GRACE; default 8)")
+    add("--remap-exit", metavar="FROM:TO", action="append", type=typed(settings.remap),
+        help="report exit code FROM as TO, like tini -e; repeatable (INITD_REMAP_EXIT)")
+    add("--restart", metavar="POLICY", type=typed(settings.restart),
+        help="never | on-failure | always (INITD_RESTART; default never)")
+    add("--max-restarts", metavar="N", type=typed(settings.count),
+        help="give up after N restarts within --restart-window (INITD_MAX_RESTARTS; "
+             "default 5)")
+    add("--restart-window", metavar="SECONDS", type=typed(settings.seconds),
+        help="window for --max-restarts (INITD_RESTART_WINDOW; default 60)")
+    add("--env-file", metavar="PATH", action="append", type=typed(settings.path),
+        help="load variables from a .env file, never overriding the real environment; "
+             "repeatable (INITD_ENV_FILE, ':'-separated)")
+    add("--config", metavar="PATH", help="config file (INITD_CONFIG; default "
+        f"{settings.DEFAULT_CONFIG})")
+    add("-v", "--verbose", action="count",
+        help="-v logs every phase, -vv every detail (INITD_VERBOSE=1|2)")
+    add("--log-format", metavar="FORMAT", type=typed(settings.log_format),
+        help="json | console | auto: console on a TTY, else JSON (INITD_LOG_FORMAT)")
+    add("--version", action="version", version=f"initd {__version__}")
+    add("command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return p
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    args = parser().parse_args(argv)
+    command = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        raise UsageError(f"no command to run; usage: {USAGE}")
+    args.command = command
+    if args.remap_exit is not None:
+        args.remap_exit = tuple(args.remap_exit)
+    if args.env_file is not None:
+        args.env_file = tuple(args.env_file)
+    return args
