@@ -172,9 +172,35 @@ def _default_dispositions() -> None:
         try:
             signal.signal(sig, signal.SIG_IGN if keep_ignored else signal.SIG_DFL)
         except (OSError, ValueError):
-            continue  # glibc reserves real-time signals 32 and 33: EINVAL, nothing to reset
+            continue  # 32 and 33: glibc's wrapper refuses them; see below
+    _default_glibc_reserved()
     # Only the forwarded signals stay blocked until the supervisor has handlers for them.
     signal.pthread_sigmask(signal.SIG_SETMASK, FORWARDED)
+
+
+# rt_sigaction by syscall number: glibc's sigaction() rejects 32 and 33 with EINVAL.
+RT_SIGACTION = {"x86_64": 13, "aarch64": 134}
+
+
+def _default_glibc_reserved() -> None:
+    """Set signals 32 and 33 back to SIG_DFL with the raw syscall.
+
+    glibc 2.36's posix_spawn (used by GNU make, and by Popen in some cases) leaves them
+    ignored in the child, and an ignored disposition survives exec: without this, an
+    agent started from ``make`` would inherit ``SigIgn: 0000000180000000``.
+    """
+    number = RT_SIGACTION.get(os.uname().machine)
+    if number is None:
+        return
+    import ctypes  # the supervisor side only: PID 1 never loads it for this
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    # An all-zero kernel struct sigaction is SIG_DFL with no flags and an empty mask, in
+    # both the x86_64 and the arm64 layout (handler, flags, restorer, mask).
+    default = ctypes.create_string_buffer(32)
+    for sig in (32, 33):
+        libc.syscall(ctypes.c_long(number), ctypes.c_long(sig), default, None,
+                     ctypes.c_long(8))
 
 
 def _reap_until(supervisor: int, log: Log) -> int:

@@ -6,7 +6,9 @@ the grandchild's /proc/self/status shows SigBlk and SigIgn all zero.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 
 import pytest
 
@@ -28,3 +30,19 @@ def test_grandchild_signal_state_is_clean(pidns: bool, parent) -> None:
     assert init.code == 0, init.stderr
     assert sorted(init.stdout_lines) == ["SigBlk:\t0000000000000000",
                                          "SigIgn:\t0000000000000000"], init.stdout_lines
+
+
+def test_started_by_posix_spawn_like_make(tmp_path) -> None:
+    """glibc's posix_spawn leaves 32 and 33 ignored (GNU make starts commands this way):
+    the agent must not inherit that."""
+    out = tmp_path / "out"
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        pid = os.posix_spawn(sys.executable, [sys.executable, "-m", "initd", "--", *PROBE],
+                             os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, fd, 1)],
+                             setsigdef=[])
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert sorted(out.read_text().splitlines()) == ["SigBlk:\t0000000000000000",
+                                                    "SigIgn:\t0000000000000000"]
