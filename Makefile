@@ -1,0 +1,42 @@
+# `make test` and `make demo` set up everything themselves on a fresh Debian machine:
+# the system packages (as root), a venv and the Python packages.
+
+# The venv is built from Debian's python3, never pyenv's under /root, which a dropped
+# user cannot execute (and a venv made from it still links there).
+PYTHON ?= /usr/bin/python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux
+
+.PHONY: all test lint demo bench clean system-packages
+
+all: test
+
+system-packages:
+	@tools/system-packages.sh $(SYSTEM_PACKAGES)
+
+# compat mode: a plain path in a .pth file; the default editable finder imports pathlib,
+# re and urllib at every interpreter start, which PID 1 would carry for its whole life.
+$(STAMP): pyproject.toml | system-packages
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check initd tests bench
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+demo: $(STAMP)
+	@images/demo/run.sh $(BIN)/python
+
+bench: $(STAMP)
+	@tools/system-packages.sh tini
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
