@@ -8,18 +8,18 @@ of 10 s, and at most ``max_restarts`` restarts inside ``window`` seconds (s6-per
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 
-@dataclass
 class Backoff:
-    max_restarts: int
-    window: float
-    base: float = 1.0
-    cap: float = 30.0
-    healthy_after: float = 10.0
-    failures: int = 0  # consecutive short runs
-    restarts: deque[float] = field(default_factory=deque)  # times of recent restarts
+    def __init__(self, max_restarts: int, window: float, base: float = 1.0, cap: float = 30.0,
+                 healthy_after: float = 10.0) -> None:
+        self.max_restarts = max_restarts
+        self.window = window
+        self.base = base
+        self.cap = cap
+        self.healthy_after = healthy_after
+        self.failures = 0  # consecutive short runs
+        self.restarts: deque[float] = deque()  # times of recent restarts
 
     def next_delay(self, now: float, ran_for: float) -> float | None:
         """Delay before the next start, or None to give up (crash loop)."""

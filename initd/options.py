@@ -8,6 +8,7 @@ error is still exit 125, through PID 1.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
@@ -28,9 +29,18 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see initd --help)")
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse asks shutil for the width (shutil drags in bz2 and lzma: ~4 ms), and
+    add_argument builds a formatter for every option, on every boot. Ask os instead."""
+    try:
+        width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+    except (ValueError, OSError):
+        width = 80
+    return argparse.RawDescriptionHelpFormatter(prog, width=width - 2)
+
+
 def parser() -> Parser:
-    p = Parser(prog="initd", usage=USAGE, epilog=EPILOG,
-               formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = Parser(prog="initd", usage=USAGE, epilog=EPILOG, formatter_class=_formatter,
                description="PID 1 for coding-agent containers: reaps zombies, forwards "
                            "signals, runs workspace hooks, supervises CMD.")
 

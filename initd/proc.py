@@ -20,8 +20,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import IO
+from typing import IO, NamedTuple
 
 from initd.errors import InitdError
 from initd.users import Account
@@ -40,8 +39,7 @@ class ExecFailed(InitdError):
         self.exit_code = exit_code  # 126 or 127 instead of InitdError's 125
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     argv: tuple[str, ...]
     env: Mapping[str, str]
     cwd: str

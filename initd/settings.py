@@ -12,12 +12,11 @@ import argparse
 import enum
 import os
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from initd.errors import InitdError
 
-DEFAULT_CONFIG = Path("/etc/initd/initd.yaml")
+DEFAULT_CONFIG = "/etc/initd/initd.yaml"
 
 
 class Restart(enum.StrEnum):
@@ -78,17 +77,18 @@ def log_format(value: object) -> str:
     return text
 
 
-def paths(value: object) -> tuple[Path, ...]:
+def paths(value: object) -> tuple[str, ...]:
     """A list (YAML), or ``a:b`` separated like PATH (environment)."""
     items = value if isinstance(value, list | tuple) else str(value).split(os.pathsep)
-    return tuple(Path(str(item)) for item in items if str(item))
+    return tuple(str(item) for item in items if str(item))
 
 
-def path(value: object) -> Path:
+def path(value: object) -> str:
+    """A path, kept as text: pathlib would be one more import on every boot."""
     text = str(value)
     if not text:
         raise ValueError("expected a path")
-    return Path(text)
+    return text
 
 
 def optional_text(value: object) -> str | None:
@@ -119,21 +119,21 @@ OPTIONS = (
 
 
 class Settings(NamedTuple):
-    """Frozen: NamedTuple rather than a dataclass, whose import (inspect) would cost PID 1
-    over a megabyte of RSS for the container's whole life."""
+    """Frozen: a NamedTuple, as pre-commit does; dataclasses (and its import of inspect)
+    would add ~10 ms to every boot."""
 
     command: tuple[str, ...]
-    workspace: Path
+    workspace: str
     user: str | None
     grace: float
     remap_exit: tuple[tuple[int, int], ...]
     restart: Restart
     max_restarts: int
     restart_window: float
-    env_file: tuple[Path, ...]
+    env_file: tuple[str, ...]
     verbose: int
     log_format: str
-    config: Path | None
+    config: str | None
     warnings: tuple[str, ...] = ()
 
     def remapped(self, code: int) -> int:
@@ -150,21 +150,21 @@ def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settin
     values = {opt.name: _resolve(opt, flags, environ, config, config_path) for opt in OPTIONS}
     return Settings(
         command=tuple(flags.command),
-        workspace=values.pop("workspace") or Path.cwd(),
+        workspace=values.pop("workspace") or os.getcwd(),
         config=config_path if config else None,
         warnings=tuple(warnings),
         **values,
     )
 
 
-def load_env_files(files: Sequence[Path], environ: MutableMapping[str, str]) -> None:
+def load_env_files(files: Sequence[str], environ: MutableMapping[str, str]) -> None:
     """python-dotenv, never overriding what the real environment already says."""
     if not files:
         return
     from dotenv import dotenv_values
 
     for env_file in files:
-        if not env_file.is_file():
+        if not os.path.isfile(env_file):
             raise InitdError(f"env file {env_file}: not found (check --env-file/INITD_ENV_FILE)")
         for key, value in dotenv_values(env_file).items():
             if value is not None and key not in environ:
@@ -172,7 +172,7 @@ def load_env_files(files: Sequence[Path], environ: MutableMapping[str, str]) -> 
 
 
 def _resolve(opt: Option, flags: argparse.Namespace, environ: Mapping[str, str],
-             config: Mapping[str, Any], config_path: Path) -> Any:
+             config: Mapping[str, Any], config_path: str) -> Any:
     given = getattr(flags, opt.name, None)
     if given is not None:
         return given  # argparse already parsed and checked it with the same parser
@@ -191,17 +191,18 @@ def _parse(opt: Option, raw: object, where: str) -> Any:
         raise InitdError(f"{where}: {err}") from None
 
 
-def _config_path(flags: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Path, bool]:
+def _config_path(flags: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, bool]:
     if getattr(flags, "config", None):
-        return Path(flags.config), True
+        return str(flags.config), True
     if environ.get("INITD_CONFIG"):
-        return Path(environ["INITD_CONFIG"]), True
+        return environ["INITD_CONFIG"], True
     return DEFAULT_CONFIG, False
 
 
-def _read_config(config_path: Path, explicit: bool) -> tuple[dict[str, Any], list[str]]:
+def _read_config(config_path: str, explicit: bool) -> tuple[dict[str, Any], list[str]]:
     try:
-        text = config_path.read_text(encoding="utf-8")
+        with open(config_path, encoding="utf-8") as f:
+            text = f.read()
     except FileNotFoundError:
         if explicit:
             raise InitdError(f"config file {config_path}: not found") from None

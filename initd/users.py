@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import pwd
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from initd.errors import InitdError
 
 
-@dataclass(frozen=True)
-class Account:
+class Account(NamedTuple):
     name: str
     uid: int
     gid: int

@@ -49,7 +49,7 @@ def test_discobot_aliases(env: dict[str, str], expected: str) -> None:
 
 
 def test_workspace_alias() -> None:
-    assert load([], {"WORKSPACE_PATH": "/ws"}).workspace == Path("/ws")
+    assert load([], {"WORKSPACE_PATH": "/ws"}).workspace == "/ws"
 
 
 def test_every_option_has_an_environment_variable() -> None:
@@ -59,7 +59,7 @@ def test_every_option_has_an_environment_variable() -> None:
     s = load([], env)
     assert (s.workspace, s.user, s.grace, s.remap_exit, s.restart, s.max_restarts,
             s.restart_window, s.verbose, s.log_format) == (
-        Path("/w"), "u", 1.5, ((143, 0),), Restart.ALWAYS, 2, 9.0, 2, "json")
+        "/w", "u", 1.5, ((143, 0),), Restart.ALWAYS, 2, 9.0, 2, "json")
 
 
 def test_config_file_values_and_forms(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_config_file_values_and_forms(tmp_path: Path) -> None:
              tmp_path)
     assert s.remap_exit == ((143, 0),)
     assert s.restart is Restart.ON_FAILURE
-    assert s.env_file == (a, b)
+    assert s.env_file == (str(a), str(b))
 
 
 @pytest.mark.parametrize(("env", "config", "message"), [

@@ -1,0 +1,173 @@
+"""``make bench``: initd's speed and memory goals, as ratios against baselines measured in
+the same run on the same machine (never as timed unit tests).
+
+1. boot: ``initd -- true`` vs ``python3 -c pass`` (goal <= 2.5x), vs the floor of any
+   forked-Python supervisor (bench/floor.py) and vs ``tini -- true``
+2. reaping: 5,000 double-fork orphans; zombies left at +0.5 s (goal 0) and PID 1's CPU
+   seconds vs tini's (goal <= 2x)
+3. idle RSS of PID 1 and of the supervisor (goal PID 1 <= 12 MiB), beside tini's and a
+   bare sleeping python's
+4. SIGTERM -> CMD handler latency through PID 1 and the supervisor, p50/p99 over 200
+   runs (goal p99 <= 5 ms), beside tini's
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+INITD = [str(Path(PY).parent / "initd")]  # the console script, as users run it
+TINI = shutil.which("tini")
+UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
+ORPHANS = [PY, str(ROOT / "tests" / "support" / "orphans.py")]
+STAMP = [PY, str(ROOT / "bench" / "term_stamp.py")]
+FLOOR = [PY, str(ROOT / "bench" / "floor.py")]
+
+
+def wall(cases: dict[str, list[str]], runs: int) -> dict[str, float]:
+    """Median wall time in seconds of each command, the runs interleaved so that the
+    machine's moods fall on every case alike."""
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(runs):
+        for name, argv in cases.items():
+            start = time.perf_counter()
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(samples) for name, samples in times.items()}
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b > 0 else "n/a"
+
+
+def boot(runs: int = 60) -> None:
+    cases = {"python": [PY, "-c", "pass"], "floor": [*FLOOR, "--", "true"],
+             "initd": [*INITD, "--", "true"]}
+    if TINI:
+        cases["tini"] = [TINI, "-s", "--", "true"]
+    t = wall(cases, runs)
+    print(f"boot      initd -- true {t['initd'] * 1000:.1f} ms | python3 -c pass "
+          f"{t['python'] * 1000:.1f} ms | ratio {ratio(t['initd'], t['python'])} (goal <= 2.5x)")
+    print(f"          floor (fork + argparse + subprocess, bench/floor.py) "
+          f"{t['floor'] * 1000:.1f} ms = {ratio(t['floor'], t['python'])} of python | "
+          f"initd/floor {ratio(t['initd'], t['floor'])}")
+    if TINI:
+        print(f"          tini -- true {t['tini'] * 1000:.1f} ms | initd/tini "
+              f"{ratio(t['initd'], t['tini'])}")
+
+
+def storm(init: list[str], n: int) -> tuple[int, float]:
+    out = subprocess.run([*UNSHARE, *init, "--", *ORPHANS, "-n", str(n), "--settle", "0.5",
+                          "--pid1-cpu"], capture_output=True, text=True, timeout=300)
+    zombies = int(re.search(r"zombies=(\d+)", out.stdout).group(1))  # type: ignore[union-attr]
+    cpu = float(re.search(r"pid1_cpu=([\d.]+)", out.stdout).group(1))  # type: ignore[union-attr]
+    return zombies, cpu
+
+
+def reaping(n: int = 5000) -> None:
+    zombies, cpu = storm(INITD, n)
+    line = f"reaping   {n} orphans: zombies at +0.5 s {zombies} (goal 0) | PID 1 CPU {cpu:.2f} s"
+    if TINI:
+        tini_zombies, tini_cpu = storm([TINI], n)
+        line += (f" | tini: zombies {tini_zombies}, CPU {tini_cpu:.2f} s | initd/tini "
+                 f"{ratio(cpu, max(tini_cpu, 0.01))} (goal <= 2x)")
+    print(line)
+
+
+def idle_tree(init: list[str]) -> list[psutil.Process]:
+    """Start ``init -- sleep`` as PID 1; return [PID 1, its children...] once sleep runs."""
+    # stderr: unshare reports the SIGKILL we end it with; that is our doing, not news.
+    proc = subprocess.Popen([*UNSHARE, *init, "--", "sleep", "30"], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        tree = psutil.Process(proc.pid).children(recursive=True)
+        if any(p.name() == "sleep" for p in tree):
+            time.sleep(0.3)  # let start-up settle
+            return tree
+        time.sleep(0.02)
+    raise RuntimeError("sleep never started")
+
+
+def rss_mib(p: psutil.Process) -> float:
+    return p.memory_info().rss / 2**20
+
+
+def memory() -> None:
+    bare = subprocess.Popen([PY, "-c", "import signal; signal.pause()"])
+    time.sleep(0.5)
+    base = rss_mib(psutil.Process(bare.pid))
+    bare.kill()
+    tree = idle_tree(INITD)
+    pid1, supervisor = rss_mib(tree[0]), rss_mib(tree[1])
+    for p in tree:
+        p.kill()
+    line = (f"memory    PID 1 {pid1:.1f} MiB (goal <= 12) | supervisor {supervisor:.1f} MiB"
+            f" | bare python {base:.1f} MiB | PID 1/bare {ratio(pid1, base)}")
+    if TINI:
+        tree = idle_tree([TINI])
+        line += f" | tini {rss_mib(tree[0]):.1f} MiB"
+        for p in tree:
+            p.kill()
+    print(line)
+
+
+def term_latency(init: list[str], runs: int) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        proc = subprocess.Popen([*UNSHARE, *init, "--", *STAMP], stdout=subprocess.PIPE,
+                                text=True)
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"
+        pid1 = psutil.Process(proc.pid).children()[0].pid
+        sent = time.monotonic()
+        os.kill(pid1, signal.SIGTERM)
+        line = proc.stdout.readline()
+        samples.append(float(line.split()[1]) - sent)
+        proc.wait(10)
+    return samples
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return (statistics.median(ordered) * 1000,
+            ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000)
+
+
+def latency(runs: int = 200) -> None:
+    p50, p99 = percentiles(term_latency(INITD, runs))
+    line = f"signals   TERM -> CMD handler over {runs} runs: p50 {p50:.2f} ms, p99 {p99:.2f} ms"
+    line += " (goal p99 <= 5 ms)"
+    if TINI:
+        t50, t99 = percentiles(term_latency([TINI], runs))
+        line += f" | tini p50 {t50:.2f} ms, p99 {t99:.2f} ms"
+    print(line)
+
+
+def main() -> int:
+    # What users run is an installed wheel, byte-compiled by pip; a checkout under
+    # PYTHONDONTWRITEBYTECODE=1 would recompile initd's sources on every start.
+    subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "initd")], check=True)
+    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
+          f"{psutil.virtual_memory().total / 2**30:.0f} GiB, Linux {platform.release()}, "
+          f"Python {platform.python_version()}, tini {'found' if TINI else 'not installed'}")
+    boot()
+    reaping()
+    memory()
+    latency()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
