@@ -147,7 +147,9 @@ def stop(child: Child, sig: int, grace: float) -> int:
         else:
             time.sleep(min(left, 0.02))  # leader gone, group members still exiting
     child.signal_group(signal.SIGKILL)
-    return child.popen.wait()
+    code = child.popen.wait()
+    child.poll()  # closes the pidfd
+    return code
 
 
 def exit_status(returncode: int) -> int:

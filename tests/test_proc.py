@@ -1,0 +1,67 @@
+"""proc: spawn and stop-by-escalation on real processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import psutil
+import pytest
+
+from initd import proc
+from initd.errors import InitdError
+
+
+def spawn(script: str, **kw: object) -> proc.Child:
+    return proc.spawn(proc.Spec(argv=("sh", "-c", script), env=os.environ, cwd="/",
+                                **kw))  # type: ignore[arg-type]
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("script", ["exec sleep 30", "trap '' TERM; sleep 30 & wait",
+                                    "exit 0"], ids=["graceful", "ignores-term", "exited"])
+def test_stop_leaves_no_process_and_no_fd(script: str) -> None:
+    before = open_fds()
+    child = spawn(script)
+    time.sleep(0.1)
+    group = [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == child.pgid]
+    proc.stop(child, signal.SIGTERM, grace=0.3)
+    # Dead; a KILLed grandchild may be a zombie a moment longer, awaiting its reaper.
+    assert all(not p.is_running() or p.status() == psutil.STATUS_ZOMBIE for p in group)
+    assert open_fds() == before  # the pidfd is closed however the child ended
+
+
+def test_stop_returns_at_the_deadline_although_a_grandchild_holds_the_pipe() -> None:
+    child = spawn("trap '' TERM; (trap '' TERM; exec sleep 30) & exec sleep 30",
+                  stdout=proc.PIPE)
+    time.sleep(0.1)
+    started = time.monotonic()
+    code = proc.stop(child, signal.SIGTERM, grace=0.5)
+    assert code == -signal.SIGKILL
+    assert time.monotonic() - started < 2
+
+
+def test_exec_failures_map_to_126_and_127(tmp_path) -> None:
+    with pytest.raises(proc.ExecFailed) as missing:
+        proc.spawn(proc.Spec(argv=("/nonexistent",), env=os.environ, cwd="/"))
+    assert (missing.value.exit_code, str(missing.value)) == (
+        127, "/nonexistent: No such file or directory")
+    with pytest.raises(proc.ExecFailed) as not_exec:
+        proc.spawn(proc.Spec(argv=(str(tmp_path),), env=os.environ, cwd="/"))
+    assert not_exec.value.exit_code == 126
+
+
+def test_bad_working_directory_is_initd_error_not_exec_failure() -> None:
+    with pytest.raises(InitdError, match="cannot enter working directory /nonexistent"):
+        proc.spawn(proc.Spec(argv=("true",), env=os.environ, cwd="/nonexistent"))
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
