@@ -44,6 +44,7 @@ class Spec(NamedTuple):
     env: Mapping[str, str]
     cwd: str
     account: Account | None = None  # None: run as initd's own user
+    terminal: bool = False  # give it the foreground of our controlling terminal, if any
     stdin: int | IO[bytes] | None = DEVNULL
     stdout: int | IO[bytes] | None = INHERIT
     stderr: int | IO[bytes] | None = INHERIT
@@ -112,7 +113,31 @@ def spawn(spec: Spec) -> Child:
         )
     except OSError as err:
         raise _exec_failure(spec, err) from None
-    return Child(popen)
+    child = Child(popen)
+    if spec.terminal:
+        give_terminal(child)
+    return child
+
+
+def give_terminal(child: Child, fd: int = 0) -> None:
+    """Make the child's group the foreground of the terminal on ``fd`` (tini does this).
+
+    The child runs in its own process group: without this, an interactive CMD under
+    ``podman run -it`` is stopped by SIGTTIN at its first read, and Ctrl-C reaches
+    initd instead of CMD. Nothing to do when ``fd`` is not our controlling terminal.
+    """
+    if not os.isatty(fd):
+        return
+    # A background process may change the foreground group only with SIGTTOU blocked.
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})
+    try:
+        os.tcsetpgrp(fd, child.pgid)
+    except OSError:
+        return  # a terminal, but not our controlling one (ENOTTY) or another session's
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    # It may have read before it was given the foreground: SIGTTIN stopped it then.
+    child.signal_group(signal.SIGCONT)
 
 
 def _exec_failure(spec: Spec, err: OSError) -> InitdError:

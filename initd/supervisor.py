@@ -10,6 +10,7 @@ import argparse
 import os
 import select
 import signal
+import time
 
 from initd import log, options, pid1, proc, settings, users
 from initd.backoff import Backoff
@@ -27,9 +28,12 @@ def main(argv: list[str]) -> int:
 def boot(flags: argparse.Namespace) -> int:
     """The supervisor's whole life, step by step. Returns the container's exit code."""
     signals = SignalChannel(pid1.FORWARDED)  # 0. take the signals PID 1 kept for us
+    started = time.monotonic()
     config = settings.load(flags, os.environ)  # 1. settings and env files
     log.configure(config.verbose, config.log_format)
     logger = log.get(logger="supervisor")
+    logger.info("settings", duration_ms=round((time.monotonic() - started) * 1000, 1),
+                config_file=config.config, user=config.user, restart=str(config.restart))
     for warning in config.warnings:
         logger.warning(warning)
     account = agent_account(config)
@@ -37,7 +41,7 @@ def boot(flags: argparse.Namespace) -> int:
     agent = Supervised(  # 5. start the agent
         "agent",
         proc.Spec(argv=config.command, env=proc.environment(os.environ, account),
-                  cwd=os.getcwd(), account=account, stdin=proc.INHERIT),
+                  cwd=os.getcwd(), account=account, stdin=proc.INHERIT, terminal=True),
         restart=config.restart,
         backoff=Backoff(max_restarts=config.max_restarts, window=config.restart_window),
         grace=config.grace,

@@ -75,8 +75,9 @@ def test_verbose_logs_phases_as_json_with_duration() -> None:
 
     init = run(["-v", "--log-format", "json", "--", "true"])
     events = [json.loads(line) for line in init.stderr.splitlines()]
-    start = [e for e in events if e["event"] == "agent start"]
-    assert start and isinstance(start[0]["duration_ms"], float)
+    for phase in ("settings", "agent start"):
+        found = [e for e in events if e["event"] == phase]
+        assert found and isinstance(found[0]["duration_ms"], float), events
 
 
 def test_cwd_of_cmd_is_invokers_and_pid1s_is_root(tmp_path) -> None:
