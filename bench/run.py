@@ -158,7 +158,16 @@ def latency(runs: int = 200) -> None:
 def main() -> int:
     # What users run is an installed wheel, byte-compiled by pip; a checkout under
     # PYTHONDONTWRITEBYTECODE=1 would recompile initd's sources on every start.
+    # (PYTHONPYCACHEPREFIX would keep the tree clean but moves the stdlib's cache too.)
     subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "initd")], check=True)
+    try:
+        run_all()
+    finally:
+        shutil.rmtree(ROOT / "initd" / "__pycache__", ignore_errors=True)
+    return 0
+
+
+def run_all() -> None:
     print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
           f"{psutil.virtual_memory().total / 2**30:.0f} GiB, Linux {platform.release()}, "
           f"Python {platform.python_version()}, tini {'found' if TINI else 'not installed'}")
@@ -166,7 +175,6 @@ def main() -> int:
     reaping()
     memory()
     latency()
-    return 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ even with ``setsigdef``. The caller's own mask must be empty when it spawns (the
 supervisor unblocks before it starts anything), because fork+exec inherits it.
 
 Waiting uses a pidfd per child, so a supervisor can wait for a child and for signals in
-one ``select`` and never needs ``waitpid(-1)`` (which is PID 1's alone).
+one ``select`` and never waits for "any child" (that reaping is PID 1's alone).
 """
 
 from __future__ import annotations
