@@ -84,7 +84,7 @@ def run(supervisor: Callable[[], int], log: Log | None = None,
 
     ``supervisor`` runs in the child with default signal dispositions but with the
     forwarded signals still blocked: it must install its handlers and then unblock
-    (``sigchan.open``), so a signal that arrives while it imports is delayed, not fatal.
+    (``sigchan.SignalChannel``), so a signal arriving while it imports is delayed, not fatal.
     """
     log = log or Log()
     is_pid1 = os.getpid() == 1
