@@ -33,7 +33,7 @@ def guarded(body: Callable[[], int]) -> int:
 
 
 def fail(err: InitdError) -> int:
-    print(f"initd: {err}", file=sys.stderr, flush=True)
+    pid1.write_line(f"initd: {err}")
     return err.exit_code
 
 

@@ -41,7 +41,8 @@ def _backend() -> Any:
                 renderer,
             ],
             wrapper_class=structlog.make_filtering_bound_logger(_config["level"]),
-            logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+            # WriteLogger: the line and its newline in one write (see pid1.write_line).
+            logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
             cache_logger_on_first_use=False,
         )
         _structlog = structlog

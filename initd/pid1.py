@@ -72,7 +72,14 @@ class Log:
             line = json.dumps({"event": event, "level": name, "logger": "pid1", **fields})
         else:
             line = "initd: " + " ".join([event, *(f"{k}={v}" for k, v in fields.items())])
-        print(line, file=sys.stderr, flush=True)
+        write_line(line)
+
+
+def write_line(line: str) -> None:
+    """One write per line: CMD shares our stderr, and print() writes the newline
+    separately when PYTHONUNBUFFERED=1, which lets CMD's output land inside our line."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 WARN, INFO, DEBUG = 0, 1, 2
@@ -151,7 +158,7 @@ def _child(supervisor: Callable[[], int]) -> int:
         import traceback
 
         traceback.print_exc()
-        print("initd: internal error in the supervisor (traceback above)", file=sys.stderr)
+        write_line("initd: internal error in the supervisor (traceback above)")
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:

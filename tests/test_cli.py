@@ -70,6 +70,19 @@ def test_cmd_output_passes_through_untouched() -> None:
     assert "err" in init.stderr.splitlines()
 
 
+def test_each_log_line_is_one_write() -> None:
+    """CMD shares initd's stderr: a log line written in two pieces (print() writes the text
+    and then its newline when PYTHONUNBUFFERED=1) lets CMD's output land inside it."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    out = subprocess.run(["strace", "-f", "-qq", "-e", "trace=write", "-e", "signal=none",
+                          "-s", "4096", *INITD, "-vv", "--log-format", "json", "--",
+                          "/nonexistent"], capture_output=True, text=True, env=env)
+    writes = [line for line in out.stderr.splitlines() if "write(2, " in line]
+    assert len(writes) >= 5, out.stderr  # pid1's, the supervisor's and the error line
+    for call in writes:
+        assert '\\n", ' in call, f"a log line written in pieces: {call}"
+
+
 def test_verbose_logs_phases_as_json_with_duration() -> None:
     import json
 
