@@ -74,6 +74,13 @@ def parser() -> Parser:
              "repeatable (INITD_ENV_FILE, ':'-separated)")
     add("--config", metavar="PATH", help="config file (INITD_CONFIG; default "
         f"{settings.DEFAULT_CONFIG})")
+    add("--session-id", metavar="ID", help="session id: status lives in "
+        "~/.discobot/ID/hooks (INITD_SESSION_ID, SESSION_ID; default: generated)")
+    add("--hooks-dir", metavar="DIR", type=typed(settings.path), help="the image's hook "
+        f"directory, run before the workspace's (INITD_HOOKS_DIR; default "
+        f"{settings.DEFAULT_HOOKS_DIR})")
+    add("--secret", metavar="NAME", action="append", help="an environment variable no "
+        "hook may see; repeatable (INITD_SECRETS; default DISCOBOT_SECRET)")
     add("-v", "--verbose", action="count",
         help="-v logs every phase, -vv every detail (INITD_VERBOSE=1|2)")
     add("--log-format", metavar="FORMAT", type=typed(settings.log_format),
@@ -95,4 +102,6 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         args.remap_exit = tuple(args.remap_exit)
     if args.env_file is not None:
         args.env_file = tuple(args.env_file)
+    if args.secret is not None:
+        args.secret = tuple(args.secret)
     return args

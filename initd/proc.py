@@ -29,6 +29,7 @@ from initd.users import Account
 INHERIT = None
 DEVNULL = subprocess.DEVNULL
 PIPE = subprocess.PIPE
+STDOUT = subprocess.STDOUT  # for stderr: into the same pipe, in arrival order
 
 
 class ExecFailed(InitdError):

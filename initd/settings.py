@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from initd.errors import InitdError
 
 DEFAULT_CONFIG = "/etc/initd/initd.yaml"
+DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
 
 
 class Restart(enum.StrEnum):
@@ -83,6 +84,12 @@ def paths(value: object) -> tuple[str, ...]:
     return tuple(str(item) for item in items if str(item))
 
 
+def names(value: object) -> tuple[str, ...]:
+    """Variable names: a list (YAML), or comma/space separated (environment)."""
+    items = value if isinstance(value, list | tuple) else str(value).replace(",", " ").split()
+    return tuple(str(item) for item in items)
+
+
 def path(value: object) -> str:
     """A path, kept as text: pathlib would be one more import on every boot."""
     text = str(value)
@@ -115,6 +122,9 @@ OPTIONS = (
     Option("env_file", paths, (), ("INITD_ENV_FILE",)),
     Option("verbose", count, 0, ("INITD_VERBOSE",)),
     Option("log_format", log_format, "auto", ("INITD_LOG_FORMAT",)),
+    Option("session_id", optional_text, None, ("INITD_SESSION_ID", "SESSION_ID")),
+    Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
+    Option("secret", names, ("DISCOBOT_SECRET",), ("INITD_SECRETS",)),
 )
 
 
@@ -133,6 +143,9 @@ class Settings(NamedTuple):
     env_file: tuple[str, ...]
     verbose: int
     log_format: str
+    session_id: str | None
+    hooks_dir: str
+    secret: tuple[str, ...]  # variables removed from every hook's environment
     config: str | None
     warnings: tuple[str, ...] = ()
 

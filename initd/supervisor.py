@@ -11,11 +11,17 @@ import os
 import select
 import signal
 import time
+from typing import TYPE_CHECKING
 
 from initd import log, options, pid1, proc, settings, users
 from initd.backoff import Backoff
+from initd.hooks import discovery
+from initd.hooks.model import Hook
 from initd.sigchan import SignalChannel
 from initd.supervised import Supervised
+
+if TYPE_CHECKING:
+    from initd.hooks.session import Background
 
 STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
 
@@ -37,7 +43,9 @@ def boot(flags: argparse.Namespace) -> int:
     for warning in config.warnings:
         logger.warning(warning)
     account = agent_account(config)
-    # 2-4: hooks and the pre-commit chain (later issues) run here, before the agent.
+    hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
+    background = session_hooks(config, account, hooks, logger)  # 3. before the agent
+    # 4: the pre-commit chain (a later issue) is installed here.
     agent = Supervised(  # 5. start the agent
         "agent",
         proc.Spec(argv=config.command, env=proc.environment(os.environ, account),
@@ -50,6 +58,8 @@ def boot(flags: argparse.Namespace) -> int:
     with log.phase(logger, "agent start"):
         agent.start()
     code = supervise(agent, signals, logger)  # 6-7. supervise until it ends or we stop
+    if background is not None:
+        background.stop()  # blocking: false session hooks still running go with us
     return config.remapped(code)
 
 
@@ -60,6 +70,31 @@ def agent_account(config: settings.Settings) -> users.Account | None:
     account = users.lookup(config.user)
     users.require_can_become(account)
     return account
+
+
+def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook, ...]:
+    """Every hook of both directories; each file that is not one gets a line saying why."""
+    with log.phase(logger, "discover hooks") as fields:
+        found = discovery.discover([config.hooks_dir, discovery.workspace_dir(config.workspace)])
+        fields["hooks"] = len(found.hooks)
+    for problem in found.problems:
+        report = logger.warning if problem.severity == discovery.ERROR else logger.info
+        report("hook file skipped", file=problem.path, reason=problem.reason)
+    for hook in found.hooks:
+        for warning in hook.warnings:
+            logger.warning("hook front matter", file=hook.path, hook=hook.name, warning=warning)
+    return found.hooks
+
+
+def session_hooks(config: settings.Settings, account: users.Account | None,
+                  hooks: tuple[Hook, ...], logger: log.Logger) -> Background | None:
+    """Run the session hooks; failures are logged and recorded, never fatal."""
+    if not any(hook.type == "session" for hook in hooks):
+        return None
+    from initd.hooks import session  # status, json, threads: only when there are hooks
+
+    with log.phase(logger, "session hooks"):
+        return session.run_session_hooks(hooks, session.context(config, account, logger))
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger) -> int:

@@ -1,0 +1,1 @@
+"""Workspace hooks: discovery, front matter, the runner, the status store, session hooks."""

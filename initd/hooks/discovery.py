@@ -1,0 +1,110 @@
+"""Find the hooks: every file of the hook directories becomes a Hook or a Problem.
+
+Directories are read in order (the image's ``/etc/initd/hooks.d`` before the
+workspace's ``.discobot/hooks``), files in file-name order. A missing directory is fine.
+A file that is plainly not a hook (no shebang, no front matter, not a regular file) is
+a *note*; one that means to be a hook but is broken is an *error* (``initd hooks check``
+fails on those). Either way: one line that says which file and why, and the other hooks
+go on.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from initd.hooks import frontmatter, model
+from initd.hooks.model import Hook
+
+NOTE, ERROR = "note", "error"
+
+
+class Problem(NamedTuple):
+    path: str
+    reason: str
+    severity: str  # NOTE: not a hook; ERROR: a broken hook
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+class Found(NamedTuple):
+    hooks: tuple[Hook, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def errors(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if p.severity == ERROR)
+
+
+def workspace_dir(workspace: str) -> str:
+    return os.path.join(workspace, ".discobot", "hooks")
+
+
+def discover(directories: Sequence[str]) -> Found:
+    hooks: list[Hook] = []
+    problems: list[Problem] = []
+    by_id: dict[str, str] = {}
+    for directory in directories:
+        try:
+            names = sorted(os.listdir(directory))
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            problems.append(Problem(directory, f"cannot list the directory: {err.strerror}",
+                                    ERROR))
+            continue
+        for name in names:
+            if name.startswith("."):
+                continue  # .gitkeep, editor swap files: never hooks, not worth a line
+            found = load(os.path.join(directory, name), directory)
+            if isinstance(found, Problem):
+                problems.append(found)
+            elif found.id in by_id:
+                problems.append(Problem(found.path, f"hook id {found.id!r} is already used "
+                                        f"by {by_id[found.id]}; rename one of them", ERROR))
+            else:
+                by_id[found.id] = found.path
+                hooks.append(found)
+    return Found(tuple(hooks), tuple(problems))
+
+
+def load(path: str, source: str) -> Hook | Problem:
+    """One file: a Hook, or the Problem that says why it is not one."""
+    try:
+        info = os.stat(path)  # follows symlinks: a linked hook is a hook
+    except OSError as err:  # ELOOP for a symlink loop, ENOENT for a dangling link
+        return Problem(path, f"cannot stat: {err.strerror}", ERROR)
+    if not stat.S_ISREG(info.st_mode):
+        return Problem(path, "not a regular file", NOTE)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(frontmatter.HEAD_LIMIT)
+    except OSError as err:
+        return Problem(path, f"cannot read: {err.strerror}", ERROR)
+    text = head.decode("utf-8", errors="replace")  # binary garbage simply has no front matter
+    try:
+        fields = frontmatter.parse(text)
+    except frontmatter.FrontMatterError as err:
+        limit = " within the first 64 KiB" if len(head) == frontmatter.HEAD_LIMIT else ""
+        return Problem(path, f"front matter: {err}{limit}", ERROR)
+    if fields is None:
+        return Problem(path, "no front matter (---, #--- or //--- on line 1 or 2): "
+                       "not a hook", NOTE)
+    label = _label(fields)
+    if not text.startswith("#!"):
+        return Problem(path, f"{label}no shebang on line 1 (e.g. #!/bin/sh), so it "
+                       "cannot be executed", ERROR)
+    if not info.st_mode & 0o111:
+        return Problem(path, f"{label}not executable (chmod +x {path})", ERROR)
+    try:
+        return model.validate(fields, path, source, os.path.basename(path))
+    except model.HookError as err:
+        return Problem(path, f"{label}{err}", ERROR)
+
+
+def _label(fields: dict[str, object]) -> str:
+    name = fields.get("name")
+    return f"hook {name!r}: " if isinstance(name, str) else ""

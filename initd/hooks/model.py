@@ -1,0 +1,106 @@
+"""A validated hook: the front matter's fields checked into one frozen record.
+
+Every error names the key and what was expected; the caller adds the file. Defaults are
+DESIGN.md §4's. Only the exact value ``run_as: root`` runs a hook as root (discobot's Go
+init ran anything but the exact "user" as root, typos included).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+TYPES = ("session", "file", "pre-commit")
+DEFAULT_TIMEOUT = {"session": 300.0, "file": 900.0, "pre-commit": 900.0}
+KNOWN_KEYS = frozenset({"name", "type", "description", "run_as", "pattern", "notify_llm",
+                        "timeout", "blocking"})
+SCRIPT_EXTENSIONS = (".sh", ".bash", ".zsh", ".py", ".js", ".ts", ".rb", ".pl", ".php")
+
+
+class HookError(ValueError):
+    """A field is wrong: the message names the key and what it expects."""
+
+
+class Hook(NamedTuple):
+    id: str
+    name: str
+    type: str
+    path: str
+    source: str  # the directory it was found in
+    description: str = ""
+    run_as: str = "user"
+    pattern: str | None = None
+    notify_llm: bool = True
+    timeout: float = 300.0
+    blocking: bool = True
+    warnings: tuple[str, ...] = ()
+
+
+def hook_id(filename: str) -> str:
+    """discobot's normalizeHookID: ``foo.bar.sh`` -> ``foo-bar``, ``test (1).sh`` -> ``test1``."""
+    for ext in SCRIPT_EXTENSIONS:
+        if filename.lower().endswith(ext):
+            filename = filename[: -len(ext)]
+            break
+    return re.sub(r"[^a-z0-9_-]", "", filename.replace(".", "-").lower()).strip("-")
+
+
+def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> Hook:
+    """Check ``fields`` (parsed front matter) and build the Hook, or raise HookError."""
+    warnings = [f"unknown key {key!r} ignored (known: {', '.join(sorted(KNOWN_KEYS))})"
+                for key in fields if key not in KNOWN_KEYS]
+    kind = _text(fields, "type", required=True)
+    if kind not in TYPES:
+        raise HookError(f"type: expected one of {', '.join(TYPES)}, got {kind!r}")
+    run_as = _text(fields, "run_as") or "user"
+    if run_as not in ("root", "user"):
+        raise HookError(f"run_as: expected exactly 'root' or 'user', got {run_as!r}")
+    pattern = _text(fields, "pattern")
+    if kind == "file" and not pattern:
+        raise HookError("pattern: required for a file hook (e.g. pattern: \"*.go\")")
+    if kind != "file" and pattern is not None:
+        raise HookError(f"pattern: only file hooks take a pattern (this is a {kind} hook)")
+    if "blocking" in fields and kind != "session":
+        warnings.append(f"blocking: only session hooks use it; ignored on a {kind} hook")
+    ident = hook_id(filename)
+    if not ident:
+        raise HookError(f"file name {filename!r} leaves no usable hook id ([a-z0-9_-])")
+    return Hook(
+        id=ident,
+        name=_text(fields, "name") or filename,
+        type=kind,
+        path=path,
+        source=source,
+        description=_text(fields, "description") or "",
+        run_as=run_as,
+        pattern=pattern,
+        notify_llm=_flag(fields, "notify_llm", True),
+        timeout=_timeout(fields, kind),
+        blocking=_flag(fields, "blocking", True),
+        warnings=tuple(warnings),
+    )
+
+
+def _text(fields: dict[str, Any], key: str, required: bool = False) -> str | None:
+    value = fields.get(key)
+    if value is None:
+        if required:
+            raise HookError(f"{key}: required")
+        return None
+    if not isinstance(value, str):
+        raise HookError(f"{key}: expected text, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _flag(fields: dict[str, Any], key: str, default: bool) -> bool:
+    value = fields.get(key, default)
+    if not isinstance(value, bool):
+        raise HookError(f"{key}: expected true or false, got {value!r}")
+    return value
+
+
+def _timeout(fields: dict[str, Any], kind: str) -> float:
+    value = fields.get("timeout", DEFAULT_TIMEOUT[kind])
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise HookError(f"timeout: expected a number of seconds > 0, got {value!r}")
+    return float(value)

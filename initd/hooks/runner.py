@@ -1,0 +1,224 @@
+"""Run one hook: its own group, stdin, a streamed and capped log, a timeout by group.
+
+stdout and stderr share one pipe, so the log keeps their arrival order. Memory holds only
+a head and a tail for messages (invariant 6); the log file is capped with a marker. The
+runner never waits for a pipe: once the hook's leader has exited (or been stopped) it
+drains for at most DRAIN seconds, so a daemon the hook left holding stdout cannot keep
+it, and at the timeout it stops the whole group (TERM, grace, KILL) and returns.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import signal
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from initd import proc
+from initd.errors import InitdError
+from initd.users import Account
+
+LOG_CAP = 10 * 2**20
+KEEP = 32 * 1024  # head and tail kept in memory for messages: 64 KiB at most
+DRAIN = 0.5  # seconds to keep reading after the leader has gone
+LINE_MAX = 4096  # a longer run without a newline is passed on as a line anyway
+
+
+class Result(NamedTuple):
+    exit_code: int  # shell-style: N, 128+S, 126/127 exec failure, 124 timeout
+    signal: int | None  # the signal that ended it, if one did
+    timed_out: bool
+    cancelled: bool
+    duration: float
+    output_path: str
+    truncated: bool
+    exec_error: str | None
+    head: bytes
+    tail: bytes  # empty when the whole output fits in head
+    lines: int
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out and not self.cancelled
+
+    def output(self) -> str:
+        """What the hook printed, from memory (head, a marker, tail when it was long)."""
+        if not self.tail:
+            return self.head.decode(errors="replace")
+        return (self.head.decode(errors="replace") + "\n[… output elided, see "
+                f"{self.output_path} …]\n" + self.tail.decode(errors="replace"))
+
+
+class Output:
+    """The log file plus what memory keeps: head, tail, line count, whole lines for a
+    callback (initd's own log)."""
+
+    def __init__(self, path: str, cap: int, on_line: Callable[[str], None] | None) -> None:
+        self.path = path
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by close(), after the run
+        self.cap = cap
+        self.written = 0
+        self.dropped = 0
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.lines = 0
+        self.on_line = on_line
+        self.partial = bytearray()
+
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - self.written
+        if room > 0:
+            self.file.write(chunk[:room])
+            self.written += min(room, len(chunk))
+        self.dropped += max(0, len(chunk) - max(room, 0))
+        if len(self.head) < KEEP:
+            self.head += chunk[: KEEP - len(self.head)]
+        else:
+            self.tail += chunk
+            del self.tail[: max(0, len(self.tail) - KEEP)]
+        self.lines += chunk.count(b"\n")
+        if self.on_line is not None:
+            self._lines(chunk)
+
+    def _lines(self, chunk: bytes) -> None:
+        assert self.on_line is not None
+        self.partial += chunk
+        while b"\n" in self.partial or len(self.partial) > LINE_MAX:
+            cut = self.partial.find(b"\n")
+            end, skip = (cut, 1) if 0 <= cut <= LINE_MAX else (LINE_MAX, 0)
+            self.on_line(self.partial[:end].decode(errors="replace"))
+            del self.partial[: end + skip]
+
+    def note(self, text: str) -> None:
+        """initd's own remark at the end of the log (timeout, truncation, exec error)."""
+        self.file.write(text.encode())
+
+    def close(self) -> None:
+        if self.partial and self.on_line is not None:
+            self.on_line(self.partial.decode(errors="replace"))
+        if self.dropped:
+            self.note(f"\n[initd: output truncated at {self.cap} bytes; "
+                      f"{self.dropped} more bytes dropped]\n")
+        self.file.close()
+
+
+def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
+        timeout: float, log_path: str, stdin: bytes | None = None, grace: float = 5.0,
+        cap: int = LOG_CAP, on_line: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+        log_owner: tuple[int, int] | None = None) -> Result:
+    """Run the hook at ``path``; never raises for anything the hook does."""
+    started = time.monotonic()
+    try:
+        os.unlink(log_path)  # a root-owned log from last time must not block the user
+    except FileNotFoundError:
+        pass
+    out = Output(log_path, cap, on_line)
+    if log_owner is not None:
+        os.chown(log_path, *log_owner)
+    try:
+        child = proc.spawn(proc.Spec(
+            argv=(path,), env=env, cwd=cwd, account=account,
+            stdin=proc.DEVNULL if stdin is None else proc.PIPE,
+            stdout=proc.PIPE, stderr=proc.STDOUT))
+    except proc.ExecFailed as err:
+        out.note(f"[initd: {err}]\n")
+        out.close()
+        return _result(err.exit_code, None, False, False, started, out, str(err))
+    except InitdError as err:  # e.g. the working directory is not there
+        out.note(f"[initd: {err}]\n")
+        out.close()
+        return _result(126, None, False, False, started, out, str(err))
+    timed_out, cancelled = _pump(child, stdin, out, started + timeout, grace, cancel)
+    returncode = child.poll()
+    assert returncode is not None
+    if timed_out:
+        out.note(f"\n[initd: timed out after {timeout:g}s; the hook's process group was "
+                 "stopped]\n")
+    if cancelled:
+        out.note("\n[initd: cancelled; the hook's process group was stopped]\n")
+    out.close()
+    sig = -returncode if returncode < 0 else None
+    code = 124 if timed_out else proc.exit_status(returncode)
+    return _result(code, sig, timed_out, cancelled, started, out, None)
+
+
+def _pump(child: proc.Child, stdin: bytes | None, out: Output, deadline: float,
+          grace: float, cancel: threading.Event | None) -> tuple[bool, bool]:
+    """Move bytes until the hook is done; stop its group at the deadline or on cancel."""
+    assert child.popen.stdout is not None
+    reader: int | None = child.popen.stdout.fileno()
+    writer = _nonblocking(child.popen.stdin.fileno()) if child.popen.stdin else None
+    pending = memoryview(stdin or b"")
+    if writer is not None and not pending:
+        _close_quietly(child)
+        writer = None
+    timed_out = cancelled = False
+    drain_until: float | None = None
+    while True:
+        now = time.monotonic()
+        exited = child.poll() is not None
+        if exited and drain_until is None:
+            drain_until = now + DRAIN
+        if drain_until is not None and (reader is None or now >= drain_until):
+            break
+        if not exited and (now >= deadline or (cancel is not None and cancel.is_set())):
+            timed_out, cancelled = now >= deadline, now < deadline
+            proc.stop(child, signal.SIGTERM, grace)  # output waits; the group is going
+            continue
+        wait = max(0.0, (drain_until if drain_until is not None else deadline) - now)
+        if cancel is not None:
+            wait = min(wait, 0.1)
+        waits = ([reader] if reader is not None else []) + (
+            [child.pidfd] if child.pidfd >= 0 else [])
+        readable, writable, _ = select.select(waits, [] if writer is None else [writer], [],
+                                              wait)
+        if writer is not None and writable:
+            writer, pending = _feed(child, writer, pending)
+        if reader is not None and reader in readable:
+            chunk = os.read(reader, 65536)
+            if chunk:
+                out.add(chunk)
+            else:
+                reader = None  # EOF; the leader may still be running
+    if writer is not None:
+        _close_quietly(child)
+    child.popen.stdout.close()  # a leftover daemon still writing gets EPIPE, not us stuck
+    return timed_out, cancelled
+
+
+def _feed(child: proc.Child, fd: int, pending: memoryview) -> tuple[int | None, memoryview]:
+    """Write what the pipe takes; close it when all is written (or the hook stopped
+    reading), so a hook that reads stdin to the end never waits."""
+    try:
+        pending = pending[os.write(fd, pending[:65536]) :]
+    except BrokenPipeError:
+        pending = pending[:0]
+    if pending:
+        return fd, pending
+    _close_quietly(child)
+    return None, pending
+
+
+def _close_quietly(child: proc.Child) -> None:
+    try:
+        child.popen.stdin.close()  # type: ignore[union-attr]
+    except BrokenPipeError:
+        pass  # the hook is gone or closed its stdin: nothing left to deliver
+
+
+def _nonblocking(fd: int) -> int:
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+    return fd
+
+
+def _result(code: int, sig: int | None, timed_out: bool, cancelled: bool, started: float,
+            out: Output, exec_error: str | None) -> Result:
+    return Result(exit_code=code, signal=sig, timed_out=timed_out, cancelled=cancelled,
+                  duration=time.monotonic() - started, output_path=out.path,
+                  truncated=out.dropped > 0, exec_error=exec_error, head=bytes(out.head),
+                  tail=bytes(out.tail), lines=out.lines)

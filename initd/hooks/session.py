@@ -1,0 +1,137 @@
+"""Running hooks for initd: one at a time (``run_one``), and the session phase of boot.
+
+Session hooks run in file-name order (image directory first) before the agent starts.
+``blocking: false`` ones run afterwards, one by one, in a background thread the agent
+does not wait for; initd still owns them and stops them at shutdown. A failure is a
+result and a log line: boot always continues (the seed's "log error and continue").
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from initd import proc, users
+from initd.hooks import runner
+from initd.hooks.model import Hook
+from initd.hooks.status import StatusStore
+from initd.log import Logger
+from initd.settings import Settings
+
+TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
+
+
+class HookContext(NamedTuple):
+    """What running a hook needs besides the hook."""
+
+    workspace: str
+    session_id: str
+    agent: users.Account  # who `run_as: user` hooks run as
+    store: StatusStore
+    secrets: tuple[str, ...]  # variables no hook may see
+    grace: float
+    log: Logger
+
+
+def context(config: Settings, agent: users.Account | None, log: Logger) -> HookContext:
+    """The context for this boot; recovers hooks a crash left ``running``."""
+    agent = agent or users.lookup(str(os.geteuid()))
+    session_id = config.session_id
+    if not session_id:
+        session_id = os.urandom(6).hex()
+        log.info("no session id given (--session-id, SESSION_ID): generated one",
+                 session_id=session_id)
+    owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
+    store = StatusStore.for_session(agent.home, session_id, owner)
+    for hook_id in store.recover():
+        log.warning("hook was still running when initd last stopped: recorded as failed",
+                    hook=hook_id, status=store.path)
+    return HookContext(workspace=config.workspace, session_id=session_id, agent=agent,
+                       store=store, secrets=config.secret, grace=config.grace, log=log)
+
+
+def account_for(hook: Hook, ctx: HookContext) -> users.Account:
+    """Only the exact ``run_as: root`` (validated) keeps initd's own user and root's HOME."""
+    return ctx.agent if hook.run_as == "user" else users.lookup(str(os.geteuid()))
+
+
+def environment(hook: Hook, ctx: HookContext) -> dict[str, str]:
+    extra = {"DISCOBOT_SESSION_ID": ctx.session_id, "DISCOBOT_WORKSPACE": ctx.workspace,
+             "DISCOBOT_HOOK_TYPE": hook.type}
+    return proc.environment(os.environ, account_for(hook, ctx), extra, remove=ctx.secrets)
+
+
+def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
+            cancel: threading.Event | None = None,
+            echo: Callable[[str], None] | None = None) -> runner.Result:
+    """Run ``hook`` now, record it in status.json, log its output and outcome."""
+    log = ctx.log.bind(hook=hook.id)
+    ctx.store.started(hook)
+    result = runner.run(
+        hook.path, env=environment(hook, ctx), cwd=ctx.workspace,
+        account=account_for(hook, ctx), timeout=hook.timeout,
+        log_path=ctx.store.output_path(hook.id), stdin=stdin, grace=ctx.grace,
+        on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
+        cancel=cancel, log_owner=ctx.store.owner)
+    ctx.store.finished(hook, result)
+    if result.ok:
+        log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
+    elif result.cancelled:
+        log.info("hook stopped: initd is shutting down", log=result.output_path)
+    else:
+        log.warning("hook failed", name=hook.name, exit_code=result.exit_code,
+                    timed_out=result.timed_out, signal=result.signal,
+                    log=result.output_path, error=result.exec_error,
+                    output_tail=_tail(result))
+    return result
+
+
+def _tail(result: runner.Result) -> str:
+    text = (result.tail or result.head).decode(errors="replace")
+    return "\n".join(text.rstrip("\n").splitlines()[-TAIL_LINES:])
+
+
+class Background:
+    """The ``blocking: false`` session hooks, one after another, off the boot path."""
+
+    def __init__(self, hooks: Sequence[Hook], ctx: HookContext) -> None:
+        self.cancel = threading.Event()
+        self.results: dict[str, runner.Result] = {}
+        self.thread = threading.Thread(target=self._run, args=(hooks, ctx),
+                                       name="background-session-hooks", daemon=True)
+        self.thread.start()
+
+    def _run(self, hooks: Sequence[Hook], ctx: HookContext) -> None:
+        for hook in hooks:
+            if self.cancel.is_set():
+                break
+            try:
+                self.results[hook.id] = run_one(hook, ctx, cancel=self.cancel)
+            except Exception as err:  # a hook can never take initd down (invariant 7)
+                ctx.log.error("background session hook could not run", hook=hook.id,
+                              error=repr(err))
+
+    def stop(self) -> None:
+        """Stop the hook that is running (TERM, grace, KILL to its group); skip the rest."""
+        self.cancel.set()
+        self.thread.join()
+
+
+def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext) -> Background | None:
+    """Step 3 of boot. Returns the background runner, if any hook needs one."""
+    session = [hook for hook in hooks if hook.type == "session"]
+    if not session:
+        return None
+    ctx.log.info("session hooks", count=len(session))
+    failed = 0
+    for hook in (h for h in session if h.blocking):
+        try:
+            failed += not run_one(hook, ctx).ok
+        except Exception as err:  # e.g. the status directory cannot be written
+            failed += 1
+            ctx.log.error("session hook could not run", hook=hook.id, error=repr(err))
+    ctx.log.info("session hooks done", failed=failed)
+    background = [hook for hook in session if not hook.blocking]
+    return Background(background, ctx) if background else None

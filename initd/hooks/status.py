@@ -1,0 +1,174 @@
+"""``~/.discobot/{sessionId}/hooks/status.json``: the seed's HookStatusFile, versioned.
+
+Several writers share it (the supervisor's session hooks, later the hook service, the
+pre-commit chain, a rerun), so every read-modify-write holds an ``flock`` and every write
+goes to a unique temp file in the same directory, is fsynced and renamed (invariant 5).
+The tree is owned by the agent user, so the unprivileged hook service can write later.
+A hook left ``running`` by a crash is recovered at the next start.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from initd.hooks.model import Hook
+from initd.hooks.runner import Result
+
+VERSION = 1
+Status = dict[str, Any]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def empty() -> Status:
+    return {"version": VERSION, "hooks": {}, "pendingHooks": [], "lastEvaluatedAt": None}
+
+
+class StatusStore:
+    def __init__(self, directory: str, owner: tuple[int, int] | None = None) -> None:
+        self.directory = directory
+        self.owner = owner  # (uid, gid) every file and directory here belongs to
+        self.path = os.path.join(directory, "status.json")
+        self.output_dir = os.path.join(directory, "output")
+
+    @classmethod
+    def for_session(cls, home: str, session_id: str,
+                    owner: tuple[int, int] | None = None) -> StatusStore:
+        return cls(os.path.join(home, ".discobot", session_id, "hooks"), owner)
+
+    def output_path(self, hook_id: str) -> str:
+        return os.path.join(self.output_dir, f"{hook_id}.log")
+
+    def prepare(self) -> None:
+        """Create the tree (``~/.discobot`` down to ``output/``), owned by the agent user."""
+        os.makedirs(self.output_dir, exist_ok=True)
+        if self.owner is None:
+            return
+        top = os.path.dirname(os.path.dirname(self.directory))  # ~/.discobot
+        for path in (top, os.path.dirname(self.directory), self.directory, self.output_dir):
+            os.chown(path, *self.owner)
+
+    def read(self) -> Status:
+        """The current status; missing or unreadable means empty (a bad file is kept
+        aside as ``status.json.corrupt`` for a person to look at)."""
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                data = json.load(f)
+        except FileNotFoundError:
+            return empty()
+        except (OSError, ValueError):
+            try:
+                os.replace(self.path, self.path + ".corrupt")
+            except OSError:
+                pass  # someone else moved it first; empty is still the answer
+            return empty()
+        if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+            return empty()
+        data.setdefault("pendingHooks", [])
+        data.setdefault("lastEvaluatedAt", None)
+        data["version"] = VERSION
+        return data
+
+    def update(self, change: Callable[[Status], object]) -> Status:
+        """Read, change, write: under an exclusive lock, atomically."""
+        self.prepare()
+        lock_path = os.path.join(self.directory, ".status.lock")
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o660)
+        try:
+            if self.owner is not None:
+                os.fchown(fd, *self.owner)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            status = self.read()
+            change(status)
+            self._write(status)
+            return status
+        finally:
+            os.close(fd)  # closing drops the lock
+
+    def _write(self, status: Status) -> None:
+        tmp = os.path.join(self.directory, f".status.json.{os.getpid()}.{time.monotonic_ns()}")
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(status, f, indent=2)
+                f.write("\n")
+                f.flush()
+                os.fsync(f.fileno())
+            if self.owner is not None:
+                os.chown(tmp, *self.owner)
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
+        dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)  # the rename itself survives a crash
+        finally:
+            os.close(dir_fd)
+
+    def started(self, hook: Hook) -> None:
+        def change(status: Status) -> None:
+            entry = _entry(status, hook)
+            entry["lastResult"] = "running"
+            entry["startedAt"] = now_iso()
+            entry["pid"] = os.getpid()
+        self.update(change)
+
+    def finished(self, hook: Hook, result: Result) -> Status:
+        def change(status: Status) -> None:
+            entry = _entry(status, hook)
+            entry.pop("pid", None)
+            entry.update(
+                lastRunAt=now_iso(),
+                lastResult="success" if result.ok else "failure",
+                lastExitCode=result.exit_code,
+                outputPath=result.output_path,
+                runCount=entry["runCount"] + 1,
+                failCount=entry["failCount"] + (0 if result.ok else 1),
+                consecutiveFailures=0 if result.ok else entry["consecutiveFailures"] + 1,
+                durationMs=round(result.duration * 1000, 1),
+                timedOut=result.timed_out,
+                cancelled=result.cancelled,
+                truncated=result.truncated,
+            )
+        return self.update(change)
+
+    def recover(self) -> list[str]:
+        """Hooks left ``running`` by a crash: marked failed (``interrupted``); file hooks
+        are queued again. Returns their ids."""
+        recovered: list[str] = []
+
+        def change(status: Status) -> None:
+            for hook_id, entry in status["hooks"].items():
+                if entry.get("lastResult") != "running":
+                    continue
+                recovered.append(hook_id)
+                entry.pop("pid", None)
+                entry.update(lastResult="failure", interrupted=True, lastRunAt=now_iso(),
+                             failCount=entry.get("failCount", 0) + 1,
+                             consecutiveFailures=entry.get("consecutiveFailures", 0) + 1)
+                if entry.get("type") == "file" and hook_id not in status["pendingHooks"]:
+                    status["pendingHooks"].append(hook_id)
+        if os.path.exists(self.path):
+            self.update(change)
+        return recovered
+
+
+def _entry(status: Status, hook: Hook) -> dict[str, Any]:
+    entry: dict[str, Any] = status["hooks"].setdefault(hook.id, {
+        "hookId": hook.id, "hookName": hook.name, "type": hook.type, "lastRunAt": None,
+        "lastResult": None, "lastExitCode": None, "outputPath": None, "runCount": 0,
+        "failCount": 0, "consecutiveFailures": 0,
+    })
+    entry.update(hookName=hook.name, type=hook.type)
+    return entry
