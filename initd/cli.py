@@ -18,6 +18,8 @@ from initd.errors import InitdError
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] in VERBS:  # a verb runs as an ordinary process: no reaper, no fork
+        return guarded(lambda: _verb(args))
     try:
         return pid1.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ))
     except InitdError as err:
@@ -53,6 +55,15 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
         elif opt.startswith("--log-format="):
             fmt = opt.split("=", 1)[1]
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
+
+
+VERBS = (["hooks"],)  # to run a program called "hooks", put -- before it
+
+
+def _verb(argv: list[str]) -> int:
+    from initd.commands import hooks
+
+    return hooks.main(argv[1:])
 
 
 def _supervise(argv: list[str]) -> int:

@@ -1,0 +1,1 @@
+"""The verbs: ``initd hooks …``. Each is a function that returns an exit code."""
