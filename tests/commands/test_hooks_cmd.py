@@ -1,0 +1,78 @@
+"""`initd hooks list|check|run`: what a person (or CI) sees of the workspace's hooks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hooks.test_session import add_hook, clean_sessions  # noqa: F401 - autouse
+
+INITD = [sys.executable, "-m", "initd", "hooks"]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    hooks = tmp_path / ".discobot" / "hooks"
+    add_hook(hooks, "10-setup.sh", "echo set up; exit 4", type="session", name="Setup",
+             run_as="root")
+    add_hook(hooks, "20-fmt.sh", "true", type="file", pattern="*.go", notify_llm=False)
+    add_hook(hooks, "30-typo.sh", "true", type="sesion")
+    (hooks / "README.md").write_text("# hooks\n")
+    return tmp_path
+
+
+def hooks_cmd(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*INITD, *args, "--workspace", str(ws), "--hooks-dir",
+                           str(ws / "no-image-hooks")], capture_output=True, text=True,
+                          timeout=30, cwd=ws)
+
+
+def test_list_shows_hooks_and_why_other_files_are_not(ws: Path) -> None:
+    out = hooks_cmd(ws, "list")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split()[:4] == ["ID", "TYPE", "RUN", "AS"]
+    assert lines[1].split()[:4] == ["10-setup", "session", "root", "timeout=300s"]
+    assert "pattern=*.go notify_llm=false" in lines[2]
+    assert any(line.startswith("error: ") and "30-typo.sh" in line and "'sesion'" in line
+               for line in lines)
+    assert any(line.startswith("note: ") and "README.md" in line for line in lines)
+
+
+def test_list_json(ws: Path) -> None:
+    data = json.loads(hooks_cmd(ws, "list", "--json").stdout)
+    assert [h["id"] for h in data["hooks"]] == ["10-setup", "20-fmt"]
+    assert {p["severity"] for p in data["skipped"]} == {"error", "note"}
+
+
+def test_check_fails_with_every_error_listed(ws: Path) -> None:
+    add_hook(ws / ".discobot" / "hooks", "40-neg.sh", "true", type="session", timeout=-1)
+    out = hooks_cmd(ws, "check")
+    assert out.returncode == 1
+    errors = [line for line in out.stdout.splitlines() if line.startswith("error:")]
+    assert len(errors) == 2
+    assert any("timeout: expected a number of seconds > 0" in line for line in errors)
+    assert out.stdout.splitlines()[-1] == "2 hook(s) valid, 2 error(s)"
+
+
+def test_check_passes_a_clean_workspace(ws: Path) -> None:
+    (ws / ".discobot" / "hooks" / "30-typo.sh").unlink()
+    out = hooks_cmd(ws, "check")
+    assert (out.returncode, out.stdout.splitlines()[-1]) == (0, "2 hook(s) valid, 0 error(s)")
+
+
+def test_run_runs_one_hook_and_exits_with_its_code(ws: Path) -> None:
+    out = hooks_cmd(ws, "run", "Setup", "--session-id", "cli-run")
+    assert out.returncode == 4
+    assert out.stdout == "set up\n"
+    assert "hook failed" in out.stderr
+
+
+def test_run_unknown_hook_is_125_naming_the_known_ones(ws: Path) -> None:
+    out = hooks_cmd(ws, "run", "nope")
+    assert out.returncode == 125
+    assert "no hook 'nope' (known: 10-setup, 20-fmt" in out.stderr

@@ -1,0 +1,98 @@
+"""status.json: crash-safe writes, no lost updates between writers, recovery of 'running'."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from initd.hooks.model import Hook
+from initd.hooks.status import VERSION, StatusStore
+
+BUMP = """
+import sys
+from initd.hooks.status import StatusStore
+store = StatusStore(sys.argv[1])
+def bump(status):
+    entry = status["hooks"].setdefault("counter", {"runCount": 0})
+    entry["runCount"] += 1
+for _ in range(int(sys.argv[2])):
+    store.update(bump)
+"""
+
+
+def hook(kind: str = "session", ident: str = "setup") -> Hook:
+    return Hook(id=ident, name=ident.title(), type=kind, path="/x", source="/")
+
+
+def test_missing_file_reads_as_empty_versioned_status(tmp_path: Path) -> None:
+    status = StatusStore(str(tmp_path / "hooks")).read()
+    assert status == {"version": VERSION, "hooks": {}, "pendingHooks": [],
+                      "lastEvaluatedAt": None}
+
+
+def test_corrupt_file_is_kept_aside_and_reads_as_empty(tmp_path: Path) -> None:
+    store = StatusStore(str(tmp_path))
+    Path(store.path).write_text("{not json")
+    assert store.read()["hooks"] == {}
+    assert Path(store.path + ".corrupt").read_text() == "{not json"
+
+
+def test_concurrent_writers_lose_no_update(tmp_path: Path) -> None:
+    """Read-modify-write under flock: 4 processes x 100 increments = 400."""
+    directory = str(tmp_path / "hooks")
+    writers = [subprocess.Popen([sys.executable, "-c", BUMP, directory, "100"])
+               for _ in range(4)]
+    assert [w.wait(60) for w in writers] == [0] * 4
+    assert StatusStore(directory).read()["hooks"]["counter"]["runCount"] == 400
+
+
+def test_kill_9_mid_write_never_leaves_a_torn_file(tmp_path: Path) -> None:
+    directory = str(tmp_path / "hooks")
+    store = StatusStore(directory)
+    for _ in range(10):
+        writer = subprocess.Popen([sys.executable, "-c", BUMP, directory, "100000"])
+        time.sleep(0.3)
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+        with open(store.path) as f:
+            data = json.load(f)  # always whole: old or new, never half
+        assert data["version"] == VERSION
+
+
+def test_run_counters(tmp_path: Path) -> None:
+    from tests.hooks.support import result
+
+    store = StatusStore(str(tmp_path))
+    store.started(hook())
+    assert store.read()["hooks"]["setup"]["lastResult"] == "running"
+    store.finished(hook(), result(1))
+    store.finished(hook(), result(1))
+    entry = store.finished(hook(), result(0))["hooks"]["setup"]
+    assert (entry["runCount"], entry["failCount"], entry["consecutiveFailures"]) == (3, 2, 0)
+    assert entry["lastResult"] == "success"
+    assert entry["hookName"] == "Setup" and entry["type"] == "session"
+
+
+def test_recover_marks_running_failed_and_requeues_file_hooks(tmp_path: Path) -> None:
+    store = StatusStore(str(tmp_path))
+    store.started(hook("session", "setup"))
+    store.started(hook("file", "fmt"))
+    assert sorted(store.recover()) == ["fmt", "setup"]
+    status = store.read()
+    for ident in ("fmt", "setup"):
+        entry = status["hooks"][ident]
+        assert (entry["lastResult"], entry["interrupted"]) == ("failure", True)
+    assert status["pendingHooks"] == ["fmt"]
+    assert store.recover() == []  # once
+
+
+def test_tree_is_owned_by_the_agent(tmp_path: Path) -> None:
+    store = StatusStore.for_session(str(tmp_path), "sid", owner=(65534, 65534))
+    store.started(hook())
+    for path in (tmp_path / ".discobot", tmp_path / ".discobot" / "sid",
+                 Path(store.directory), Path(store.output_dir), Path(store.path)):
+        assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
