@@ -9,10 +9,14 @@ the same run on the same machine (never as timed unit tests).
    bare sleeping python's
 4. SIGTERM -> CMD handler latency through PID 1 and the supervisor, p50/p99 over 200
    runs (goal p99 <= 5 ms), beside tini's
+5. 50 trivial session hooks: initd's session phase vs a bash loop over the same scripts
+   (goal <= 1.3x)
+6. the supervisor's RSS while a session hook prints 1 GB (goal: grows < 20 MiB)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
@@ -21,6 +25,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -155,6 +160,60 @@ def latency(runs: int = 200) -> None:
     print(line)
 
 
+def hook_workspace(root: Path, bodies: list[str]) -> Path:
+    hooks = root / ".discobot" / "hooks"
+    hooks.mkdir(parents=True)
+    for i, body in enumerate(bodies):
+        path = hooks / f"h{i:03d}.sh"
+        path.write_text(f"#!/bin/sh\n#---\n# type: session\n#---\n{body}\n")
+        path.chmod(0o755)
+    return root
+
+
+def session_phase_ms(ws: Path) -> float:
+    out = subprocess.run([*INITD, "-v", "--log-format", "json", "--workspace", str(ws),
+                          "--hooks-dir", str(ws / "none"), "--session-id", "bench", "--",
+                          "true"], capture_output=True, text=True, check=True)
+    for line in out.stderr.splitlines():
+        event = json.loads(line) if line.startswith("{") else {}
+        if event.get("event") == "session hooks" and "duration_ms" in event:
+            return float(event["duration_ms"])
+    raise RuntimeError(out.stderr)
+
+
+def session_hooks(n: int = 50, runs: int = 7) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = hook_workspace(Path(tmp), ["true"] * n)
+        loop = ["bash", "-c", f'for f in {ws}/.discobot/hooks/*; do "$f"; done']
+        ours = statistics.median(session_phase_ms(ws) for _ in range(runs))
+        bash = wall({"bash": loop}, runs)["bash"] * 1000
+    shutil.rmtree(Path.home() / ".discobot" / "bench", ignore_errors=True)
+    print(f"hooks     {n} trivial session hooks: initd's session phase {ours:.0f} ms | bash "
+          f"loop {bash:.0f} ms | ratio {ratio(ours, bash)} (goal <= 1.3x)")
+
+
+def hook_output_memory() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = hook_workspace(Path(tmp), ["head -c 1073741824 /dev/zero"])
+        proc = subprocess.Popen([*INITD, "--workspace", str(ws), "--hooks-dir",
+                                 str(ws / "none"), "--session-id", "bench", "--", "true"])
+        supervisor = None
+        samples: list[float] = []
+        while proc.poll() is None:
+            try:
+                supervisor = supervisor or psutil.Process(proc.pid).children()[0]
+                samples.append(rss_mib(supervisor))
+            except (IndexError, psutil.NoSuchProcess):
+                pass
+            time.sleep(0.02)
+        log = Path.home() / ".discobot" / "bench" / "hooks" / "output" / "h000.log"
+        size = log.stat().st_size / 2**20
+    shutil.rmtree(Path.home() / ".discobot" / "bench", ignore_errors=True)
+    print(f"memory    a session hook printing 1 GB: supervisor RSS {samples[0]:.1f} -> "
+          f"{max(samples):.1f} MiB, grew {max(samples) - samples[0]:.1f} MiB (goal < 20); "
+          f"log capped at {size:.1f} MiB")
+
+
 def main() -> int:
     # What users run is an installed wheel, byte-compiled by pip; a checkout under
     # PYTHONDONTWRITEBYTECODE=1 would recompile initd's sources on every start.
@@ -175,6 +234,8 @@ def run_all() -> None:
     reaping()
     memory()
     latency()
+    session_hooks()
+    hook_output_memory()
 
 
 if __name__ == "__main__":

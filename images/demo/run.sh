@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# `make demo`: initd as PID 1 of a fresh PID namespace, over the bundled demo agent.
+# `make demo`: initd as PID 1 of a fresh PID namespace, over the bundled demo workspace
+# (session hooks of every kind) and demo agent, as a demo agent user.
 set -uo pipefail
 python=${1:-python3}
 here=$(cd "$(dirname "$0")" && pwd)
-ns=(unshare --pid --fork --mount-proc --kill-child)
-[ "$(id -u)" -eq 0 ] || ns=(unshare --user --map-root-user --pid --fork --mount-proc --kill-child)
+user=initd-demo
+session=demo
+if [ "$(id -u)" -ne 0 ]; then
+  echo "make demo needs root: it creates the demo user '$user' and a PID namespace" >&2
+  exit 1
+fi
+id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user"
+# A checkout under /root is unreadable to the agent user: run from a copy in /tmp.
+demo=$(mktemp -d /tmp/initd-demo.XXXXXX)
+trap 'rm -rf "$demo"' EXIT
+cp -a "$here/workspace" "$here/agent.sh" "$demo/"
+chmod -R a+rX "$demo"
+home=$(getent passwd "$user" | cut -d: -f6)
+rm -rf "$home/.discobot/$session"
 
-echo "== initd demo: ${ns[*]} initd -v -- images/demo/agent.sh"
-echo "== initd becomes PID 1 of a new PID namespace; its supervisor starts the agent."
+step() { printf '\n== %s\n' "$*"; }
+step "the hooks initd finds in the demo workspace (initd hooks list):"
+"$python" -m initd hooks list --workspace "$demo/workspace" --hooks-dir /nonexistent
+step "unshare --pid --fork --mount-proc initd -v --user $user -- agent.sh"
+step "initd becomes PID 1; its supervisor runs the session hooks, then starts the agent."
 echo
-"${ns[@]}" "$python" -m initd -v --log-format console -- "$here/agent.sh"
+DISCOBOT_SECRET=demo-secret unshare --pid --fork --mount-proc --kill-child \
+  "$python" -m initd -v --log-format console --user "$user" --session-id "$session" \
+  --workspace "$demo/workspace" --hooks-dir /nonexistent -- "$demo/agent.sh"
 code=$?
-echo
-echo "== initd exited with $code, the agent's own exit code. On the way out PID 1 swept"
-echo "== the daemon the agent left behind (SIGTERM, which it ignored, then SIGKILL), so"
-echo "== the namespace ended empty instead of being killed by the kernel."
+step "initd exited with $code, the agent's own exit code. On the way out PID 1 swept the"
+echo "== daemon the agent left behind (SIGTERM, which it ignored, then SIGKILL)."
+step "what the hooks left for the agent user in $home/.discobot/$session/hooks:"
+"$python" - "$home/.discobot/$session/hooks/status.json" <<'PY'
+import json, sys
+for hook in json.load(open(sys.argv[1]))["hooks"].values():
+    print("   {hookId:<20} {lastResult:<8} exit {lastExitCode}".format(**hook))
+PY
+ls -l "$home/.discobot/$session/hooks/output" | sed 's/^/   /'
 [ "$code" -eq 3 ]
