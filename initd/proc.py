@@ -87,7 +87,26 @@ class Child:
         return True
 
     def group_alive(self) -> bool:
-        return self.signal_group(0)
+        """Is any member of the group still running? Zombies do not count: they are dead
+        and only wait for their reaper, which outside initd may take its time, and
+        kill(0) still succeeds on a group of zombies."""
+        if not self.signal_group(0):
+            return False
+        return any(pgrp == self.pgid and state not in "ZX" for state, pgrp in _proc_groups())
+
+
+def _proc_groups() -> list[tuple[str, int]]:
+    """(state, process group) of every process, from /proc/PID/stat."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue  # gone while we looked
+            found.append((fields[0].decode(), int(fields[2])))
+    return found
 
 
 def spawn(spec: Spec) -> Child:

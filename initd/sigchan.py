@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Iterable
 
 
 class SignalChannel:
-    def __init__(self, signals: Iterable[int]) -> None:
+    def __init__(self, signals: Iterable[int], stop_signals: Iterable[int] = ()) -> None:
         self.read_fd, self._write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.signals = frozenset(signals)
+        self.stop_signals = frozenset(stop_signals)
+        # Set as soon as a stop signal arrives, for work that cannot select on the pipe
+        # (a session hook running during boot polls it); the pipe still gets the signal.
+        self.stop = threading.Event()
+        self.stop_signal = 0
         for sig in self.signals:
-            signal.signal(sig, _record)
+            signal.signal(sig, self._record)
         signal.set_wakeup_fd(self._write_fd, warn_on_full_buffer=False)
         # An empty mask: every child we spawn inherits it (invariant 2).
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
@@ -36,5 +42,8 @@ class SignalChannel:
             received.extend(s for s in chunk if s in self.signals)
 
 
-def _record(signum: int, frame: object) -> None:
-    """CPython writes the signal number to the wakeup fd before calling this."""
+    def _record(self, signum: int, frame: object) -> None:
+        """CPython has written the signal number to the wakeup fd before calling this."""
+        if signum in self.stop_signals and not self.stop.is_set():
+            self.stop_signal = signum
+            self.stop.set()

@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
 
 def boot(flags: argparse.Namespace) -> int:
     """The supervisor's whole life, step by step. Returns the container's exit code."""
-    signals = SignalChannel(pid1.FORWARDED)  # 0. take the signals PID 1 kept for us
+    signals = SignalChannel(pid1.FORWARDED, STOP_SIGNALS)  # 0. the signals PID 1 kept
     started = time.monotonic()
     config = settings.load(flags, os.environ)  # 1. settings and env files
     log.configure(config.verbose, config.log_format)
@@ -44,7 +44,12 @@ def boot(flags: argparse.Namespace) -> int:
         logger.warning(warning)
     account = agent_account(config)
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
-    background = session_hooks(config, account, hooks, logger)  # 3. before the agent
+    background = session_hooks(config, account, hooks, signals, logger)  # 3. before the agent
+    if signals.stop.is_set():  # stopped during the session hooks: never start the agent
+        logger.info("stopped before the agent started", signal=signals.stop_signal)
+        if background is not None:
+            background.stop()
+        return config.remapped(128 + signals.stop_signal)
     # 4: the pre-commit chain (a later issue) is installed here.
     agent = Supervised(  # 5. start the agent
         "agent",
@@ -87,14 +92,16 @@ def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook,
 
 
 def session_hooks(config: settings.Settings, account: users.Account | None,
-                  hooks: tuple[Hook, ...], logger: log.Logger) -> Background | None:
+                  hooks: tuple[Hook, ...], signals: SignalChannel,
+                  logger: log.Logger) -> Background | None:
     """Run the session hooks; failures are logged and recorded, never fatal."""
     if not any(hook.type == "session" for hook in hooks):
         return None
     from initd.hooks import session  # status, json, threads: only when there are hooks
 
     with log.phase(logger, "session hooks"):
-        return session.run_session_hooks(hooks, session.context(config, account, logger))
+        return session.run_session_hooks(hooks, session.context(config, account, logger),
+                                         cancel=signals.stop)
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger) -> int:

@@ -88,8 +88,10 @@ def load(path: str, source: str) -> Hook | Problem:
     try:
         fields = frontmatter.parse(text)
     except frontmatter.FrontMatterError as err:
-        limit = " within the first 64 KiB" if len(head) == frontmatter.HEAD_LIMIT else ""
-        return Problem(path, f"front matter: {err}{limit}", ERROR)
+        message = str(err)
+        if len(head) == frontmatter.HEAD_LIMIT and "never closed" in message:
+            message += " (only a file's first 64 KiB are read for it)"
+        return Problem(path, f"front matter: {message}", ERROR)
     if fields is None:
         return Problem(path, "no front matter (---, #--- or //--- on line 1 or 2): "
                        "not a hook", NOTE)

@@ -43,7 +43,7 @@ def _uncomment(line: str, prefix: str, number: int) -> str:
         return ""
     if not stripped.startswith(prefix):
         raise FrontMatterError(f"line {number}: every line of the front matter must start "
-                               f"with {prefix!r}")
+                               f"with {prefix!r} (or is the block never closed?)")
     rest = stripped[len(prefix) :]
     return rest[1:] if rest.startswith(" ") else rest
 
@@ -58,6 +58,11 @@ def _load_yaml(text: str) -> dict[str, Any]:
         problem = getattr(err, "problem", None) or "cannot be parsed"
         at = f" (front matter line {where.line + 1}, column {where.column + 1})" if where else ""
         raise FrontMatterError(f"invalid YAML: {problem}{at}") from None
+    except Exception as err:
+        # PyYAML's constructors let their own errors out on bad values: ValueError for
+        # `2024-02-30` or `!!int lots`, KeyError for `!!bool maybe`, RecursionError for
+        # deep nesting... One hook's typo must stay that hook's error (invariant 7).
+        raise FrontMatterError(f"invalid YAML value: {type(err).__name__}: {err}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -7,6 +7,7 @@ init ran anything but the exact "user" as root, typos included).
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, NamedTuple
 
@@ -101,6 +102,10 @@ def _flag(fields: dict[str, Any], key: str, default: bool) -> bool:
 
 def _timeout(fields: dict[str, Any], kind: str) -> float:
     value = fields.get("timeout", DEFAULT_TIMEOUT[kind])
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise HookError(f"timeout: expected a number of seconds > 0, got {value!r}")
-    return float(value)
+    try:
+        seconds = float(value) if isinstance(value, int | float) else math.nan
+    except OverflowError:  # an integer of 400 digits
+        seconds = math.inf
+    if isinstance(value, bool) or not 0 < seconds < math.inf:
+        raise HookError(f"timeout: expected a number of seconds > 0, got {repr(value)[:40]}")
+    return seconds

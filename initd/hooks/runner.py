@@ -75,10 +75,13 @@ class Output:
             self.file.write(chunk[:room])
             self.written += min(room, len(chunk))
         self.dropped += max(0, len(chunk) - max(room, 0))
+        rest = chunk
         if len(self.head) < KEEP:
-            self.head += chunk[: KEEP - len(self.head)]
-        else:
-            self.tail += chunk
+            room_in_head = KEEP - len(self.head)
+            self.head += chunk[:room_in_head]
+            rest = chunk[room_in_head:]  # the rest of a chunk that fills the head: tail
+        if rest:
+            self.tail += rest
             del self.tail[: max(0, len(self.tail) - KEEP)]
         self.lines += chunk.count(b"\n")
         if self.on_line is not None:

@@ -119,19 +119,28 @@ class Background:
         self.thread.join()
 
 
-def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext) -> Background | None:
-    """Step 3 of boot. Returns the background runner, if any hook needs one."""
+def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext,
+                      cancel: threading.Event | None = None) -> Background | None:
+    """Step 3 of boot. Returns the background runner, if any hook needs one.
+
+    ``cancel`` is set when initd is told to stop: the running hook's group is stopped,
+    the rest are skipped, and nothing is started in the background."""
     session = [hook for hook in hooks if hook.type == "session"]
     if not session:
         return None
     ctx.log.info("session hooks", count=len(session))
     failed = 0
     for hook in (h for h in session if h.blocking):
+        if cancel is not None and cancel.is_set():
+            ctx.log.info("session hook skipped: initd is stopping", hook=hook.id)
+            continue
         try:
-            failed += not run_one(hook, ctx).ok
+            failed += not run_one(hook, ctx, cancel=cancel).ok
         except Exception as err:  # e.g. the status directory cannot be written
             failed += 1
             ctx.log.error("session hook could not run", hook=hook.id, error=repr(err))
     ctx.log.info("session hooks done", failed=failed)
     background = [hook for hook in session if not hook.blocking]
-    return Background(background, ctx) if background else None
+    if not background or (cancel is not None and cancel.is_set()):
+        return None
+    return Background(background, ctx)

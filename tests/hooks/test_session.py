@@ -20,7 +20,8 @@ from tests.support.harness import Initd, run, wait_for
 ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
 # The status store lives in the real home of the hooks' user (~/.discobot/<session>):
 # every session id a test here uses is cleared before and after it, so runs never mix.
-SESSIONS = ("order", "fail", "bg", "slow", "env", "bad", "users", "crash", "cli-run")
+SESSIONS = ("order", "fail", "bg", "slow", "env", "bad", "users", "crash", "cli-run",
+            "stopped")
 
 
 @pytest.fixture(autouse=True)
@@ -200,3 +201,21 @@ def test_hook_left_running_by_a_crash_is_recovered(initd, workspace: Path,
     assert any(e["event"].startswith("hook was still running") for e in events(again))
     entry = status(ROOT_HOME, "crash")["10-long"]
     assert (entry["lastResult"], entry["failCount"], entry["runCount"]) == ("success", 1, 1)
+
+
+def test_stop_signal_during_a_session_hook_stops_it_and_skips_the_agent(
+        initd, workspace: Path, tmp_path: Path) -> None:
+    """docker stop while a blocking hook runs: stop now, not after the hook's 5 minutes."""
+    add_hook(hooks(workspace), "10-long.sh", "echo hook-started; exec sleep 1000",
+             type="session", name="Long")
+    add_hook(hooks(workspace), "20-next.sh", "touch ran-next", type="session")
+    init = initd([*initd_args(workspace, tmp_path, "stopped"), "--grace", "1", "--",
+                  "echo", "agent-started"])
+    wait_for(lambda: any(p.name() == "sleep" for p in init.descendants()), what="hook")
+    sent = time.monotonic()
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 128 + signal.SIGTERM
+    assert time.monotonic() - sent < 5
+    assert "agent-started" not in init.stdout_lines
+    assert not (workspace / "ran-next").exists()
+    assert status(ROOT_HOME, "stopped")["10-long"]["cancelled"] is True
