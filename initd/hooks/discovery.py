@@ -57,9 +57,11 @@ def discover(directories: Sequence[str]) -> Found:
                                     ERROR))
             continue
         for name in names:
-            if name.startswith("."):
-                continue  # .gitkeep, editor swap files: never hooks, not worth a line
-            found = load(os.path.join(directory, name), directory)
+            path = os.path.join(directory, name)
+            if name.startswith("."):  # .gitkeep, editor swap files: never run
+                problems.append(Problem(path, "hidden file: never a hook", NOTE))
+                continue
+            found = load(path, directory)
             if isinstance(found, Problem):
                 problems.append(found)
             elif found.id in by_id:

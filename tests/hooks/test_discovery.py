@@ -328,8 +328,9 @@ def test_problems_are_in_discovery_order(tmp_path: Path) -> None:
     assert found.errors == ()  # notes only
 
 
-def test_hidden_files_are_ignored(hooks: Path) -> None:
-    """Dot files (.gitkeep, swap files, even a valid hidden hook) are neither hooks nor lines."""
+def test_hidden_files_are_never_hooks_but_each_gets_a_note(hooks: Path) -> None:
+    """Dot files (.gitkeep, swap files, even a valid hidden hook) are skipped, each with a
+    note saying why (issue 3: every skipped file is one line)."""
     write(hooks / ".gitkeep", "", mode=0o644)
     write(hooks / ".lint.sh.swp", b"\x00\x01garbage")
     write(hooks / ".hidden.sh", hook_text("hidden"))
@@ -337,7 +338,10 @@ def test_hidden_files_are_ignored(hooks: Path) -> None:
     write(hooks / "lint.sh", hook_text())
     found = discovery.discover([str(hooks)])
     assert [h.id for h in found.hooks] == ["lint"]
-    assert found.problems == ()
+    assert sorted(p.path for p in found.problems) == sorted(
+        str(hooks / name) for name in (".gitkeep", ".lint.sh.swp", ".hidden.sh", ".dangling"))
+    assert {(p.severity, p.reason) for p in found.problems} == {
+        ("note", "hidden file: never a hook")}
 
 
 def test_missing_directory_is_ignored(tmp_path: Path, hooks: Path) -> None:
