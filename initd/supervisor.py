@@ -47,9 +47,7 @@ def boot(flags: argparse.Namespace) -> int:
     background = session_hooks(config, account, hooks, signals, logger)  # 3. before the agent
     if signals.stop.is_set():  # stopped during the session hooks: never start the agent
         logger.info("stopped before the agent started", signal=signals.stop_signal)
-        if background is not None:
-            background.stop()
-        return config.remapped(128 + signals.stop_signal)
+        return config.remapped(128 + signals.stop_signal)  # (no background hook was begun)
     # 4: the pre-commit chain (a later issue) is installed here.
     agent = Supervised(  # 5. start the agent
         "agent",

@@ -128,14 +128,11 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
             argv=(path,), env=env, cwd=cwd, account=account,
             stdin=proc.DEVNULL if stdin is None else proc.PIPE,
             stdout=proc.PIPE, stderr=proc.STDOUT))
-    except proc.ExecFailed as err:
+    except InitdError as err:  # not found 127, not executable 126; no working directory 126
         out.note(f"[initd: {err}]\n")
         out.close()
-        return _result(err.exit_code, None, False, False, started, out, str(err))
-    except InitdError as err:  # e.g. the working directory is not there
-        out.note(f"[initd: {err}]\n")
-        out.close()
-        return _result(126, None, False, False, started, out, str(err))
+        code = err.exit_code if isinstance(err, proc.ExecFailed) else 126
+        return _result(code, None, False, False, started, out, str(err))
     timed_out, cancelled = _pump(child, stdin, out, started + timeout, grace, cancel)
     returncode = child.poll()
     assert returncode is not None
