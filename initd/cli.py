@@ -57,13 +57,13 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
-VERBS = (["hooks"],)  # to run a program called "hooks", put -- before it
+VERBS = (["hooks"], ["precommit"])  # to run a program called "hooks", put -- before it
 
 
 def _verb(argv: list[str]) -> int:
-    from initd.commands import hooks
+    from initd.commands import hooks, precommit
 
-    return hooks.main(argv[1:])
+    return {"hooks": hooks.main, "precommit": precommit.main}[argv[0]](argv[1:])
 
 
 def _supervise(argv: list[str]) -> int:

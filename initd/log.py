@@ -20,9 +20,10 @@ _structlog: Any = None
 
 
 def configure(verbose: int, log_format: str) -> None:
-    """-v shows every phase (info), -vv also the details (debug)."""
+    """-v shows every phase (info), -vv also the details (debug); -1 errors only."""
     global _structlog
-    _config["level"] = {0: LEVELS["warning"], 1: LEVELS["info"]}.get(verbose, LEVELS["debug"])
+    _config["level"] = {-1: LEVELS["error"], 0: LEVELS["warning"],
+                        1: LEVELS["info"]}.get(verbose, LEVELS["debug"])
     _config["json"] = log_format == "json" or (log_format == "auto" and not sys.stderr.isatty())
     _structlog = None
 

@@ -81,6 +81,8 @@ def parser() -> Parser:
         f"{settings.DEFAULT_HOOKS_DIR})")
     add("--secret", metavar="NAME", action="append", help="an environment variable no "
         "hook may see; repeatable (INITD_SECRETS; default DISCOBOT_SECRET)")
+    add("--no-precommit", dest="precommit", action="store_const", const=False,
+        help="do not install the managed git pre-commit chain (INITD_PRECOMMIT=0)")
     add("-v", "--verbose", action="count",
         help="-v logs every phase, -vv every detail (INITD_VERBOSE=1|2)")
     add("--log-format", metavar="FORMAT", type=typed(settings.log_format),

@@ -98,6 +98,17 @@ def path(value: object) -> str:
     return text
 
 
+def boolean(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected true or false (1/0, yes/no, on/off)")
+
+
 def optional_text(value: object) -> str | None:
     return str(value) or None
 
@@ -125,6 +136,7 @@ OPTIONS = (
     Option("session_id", optional_text, None, ("INITD_SESSION_ID", "SESSION_ID")),
     Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
     Option("secret", names, ("DISCOBOT_SECRET",), ("INITD_SECRETS",)),
+    Option("precommit", boolean, True, ("INITD_PRECOMMIT",)),
 )
 
 
@@ -146,6 +158,7 @@ class Settings(NamedTuple):
     session_id: str | None
     hooks_dir: str
     secret: tuple[str, ...]  # variables removed from every hook's environment
+    precommit: bool  # install the managed pre-commit chain at boot
     config: str | None
     warnings: tuple[str, ...] = ()
 

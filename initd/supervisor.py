@@ -10,12 +10,14 @@ import argparse
 import os
 import select
 import signal
+import subprocess
 import time
 from typing import TYPE_CHECKING
 
 from initd import log, options, pid1, proc, settings, users
 from initd.backoff import Backoff
-from initd.hooks import discovery
+from initd.errors import InitdError
+from initd.hooks import discovery, precommit
 from initd.hooks.model import Hook
 from initd.sigchan import SignalChannel
 from initd.supervised import Supervised
@@ -44,11 +46,18 @@ def boot(flags: argparse.Namespace) -> int:
         logger.warning(warning)
     account = agent_account(config)
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
-    background = session_hooks(config, account, hooks, signals, logger)  # 3. before the agent
+    repo = precommit.Repo.find(config.workspace) if config.precommit else None
+    session = None
+    if repo is not None or any(hook.type == "session" for hook in hooks):
+        from initd.hooks import session as sessions  # status, json, threads: on demand
+
+        session = sessions.session_id(config, logger)
+    background = session_hooks(config, account, hooks, session, signals, logger)  # 3.
     if signals.stop.is_set():  # stopped during the session hooks: never start the agent
         logger.info("stopped before the agent started", signal=signals.stop_signal)
         return config.remapped(128 + signals.stop_signal)  # (no background hook was begun)
-    # 4: the pre-commit chain (a later issue) is installed here.
+    if repo is not None and session is not None:
+        install_precommit(repo, account, hooks, session, logger)  # 4. the git chain
     agent = Supervised(  # 5. start the agent
         "agent",
         proc.Spec(argv=config.command, env=proc.environment(os.environ, account),
@@ -90,16 +99,31 @@ def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook,
 
 
 def session_hooks(config: settings.Settings, account: users.Account | None,
-                  hooks: tuple[Hook, ...], signals: SignalChannel,
+                  hooks: tuple[Hook, ...], session: str | None, signals: SignalChannel,
                   logger: log.Logger) -> Background | None:
     """Run the session hooks; failures are logged and recorded, never fatal."""
     if not any(hook.type == "session" for hook in hooks):
         return None
-    from initd.hooks import session  # status, json, threads: only when there are hooks
+    from initd.hooks import session as sessions  # status, json, threads: on demand
 
     with log.phase(logger, "session hooks"):
-        return session.run_session_hooks(hooks, session.context(config, account, logger),
-                                         cancel=signals.stop)
+        ctx = sessions.context(config, account, logger, session)
+        return sessions.run_session_hooks(hooks, ctx, cancel=signals.stop)
+
+
+def install_precommit(repo: precommit.Repo, account: users.Account | None,
+                      hooks: tuple[Hook, ...], session: str, logger: log.Logger) -> None:
+    """Install (or refresh) the managed chain; a refusal is a warning, never fatal."""
+    try:
+        with log.phase(logger, "pre-commit chain") as fields:
+            fields["result"] = precommit.install(
+                repo, [hook for hook in hooks if hook.type == "pre-commit"],
+                session_id=session, initd=precommit.initd_command())
+            if account is not None and precommit.trust_for(repo, account.home,
+                                                           (account.uid, account.gid)):
+                fields["safe_directory"] = repo.top
+    except (InitdError, OSError, subprocess.SubprocessError) as err:
+        logger.warning("pre-commit chain not installed", repo=repo.top, error=str(err))
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger) -> int:

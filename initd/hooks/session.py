@@ -35,20 +35,27 @@ class HookContext(NamedTuple):
     log: Logger
 
 
-def context(config: Settings, agent: users.Account | None, log: Logger) -> HookContext:
+def session_id(config: Settings, log: Logger) -> str:
+    """--session-id, INITD_SESSION_ID or SESSION_ID; else a new one, logged."""
+    if config.session_id:
+        return config.session_id
+    generated = os.urandom(6).hex()
+    log.info("no session id given (--session-id, SESSION_ID): generated one",
+             session_id=generated)
+    return generated
+
+
+def context(config: Settings, agent: users.Account | None, log: Logger,
+            session: str | None = None) -> HookContext:
     """The context for this boot; recovers hooks a crash left ``running``."""
     agent = agent or users.lookup(str(os.geteuid()))
-    session_id = config.session_id
-    if not session_id:
-        session_id = os.urandom(6).hex()
-        log.info("no session id given (--session-id, SESSION_ID): generated one",
-                 session_id=session_id)
+    session = session or session_id(config, log)
     owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
-    store = StatusStore.for_session(agent.home, session_id, owner)
+    store = StatusStore.for_session(agent.home, session, owner)
     for hook_id in store.recover():
         log.warning("hook was still running when initd last stopped: recorded as failed",
                     hook=hook_id, status=store.path)
-    return HookContext(workspace=config.workspace, session_id=session_id, agent=agent,
+    return HookContext(workspace=config.workspace, session_id=session, agent=agent,
                        store=store, secrets=config.secret, grace=config.grace, log=log)
 
 

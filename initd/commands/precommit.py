@@ -1,0 +1,95 @@
+"""``initd precommit install | uninstall | run ID``: the managed git pre-commit chain.
+
+``install`` and ``uninstall`` are for people (boot installs by itself); ``run`` is what
+the installed script calls for each hook, so that status.json and the output log are
+written by initd's own code, with its locked, atomic writes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from initd import log, settings, users
+from initd.errors import InitdError, UsageError
+from initd.hooks import discovery, precommit
+from initd.hooks.model import Hook
+from initd.options import Parser
+
+
+def parser() -> Parser:
+    p = Parser(prog="initd precommit", description="The managed git pre-commit chain.")
+    common = Parser(add_help=False)
+    common.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
+    common.add_argument("--hooks-dir", metavar="DIR", help="(INITD_HOOKS_DIR)")
+    common.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
+    common.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")
+    verbs = p.add_subparsers(dest="verb", required=True, metavar="install|uninstall|run",
+                             parser_class=Parser)
+    install = verbs.add_parser("install", parents=[common], help="install or refresh it")
+    install.add_argument("--user", metavar="NAME", help="the agent user who will commit "
+                         "(INITD_USER, AGENT_USER): trusted for this repository")
+    verbs.add_parser("uninstall", parents=[common], help="remove it; restore the "
+                     "repository's own hook")
+    run = verbs.add_parser("run", parents=[common], help="run pre-commit hooks (the "
+                           "installed script calls this)")
+    run.add_argument("ids", nargs="+", metavar="ID")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    args.command = ["precommit", args.verb]
+    config = settings.load(args, os.environ)
+    if args.verb == "run":
+        return run(config, args.ids)
+    repo = precommit.Repo.find(config.workspace)
+    if repo is None:
+        raise InitdError(f"{os.path.abspath(config.workspace)} is not the top of a git "
+                         "repository (use --workspace)")
+    if args.verb == "uninstall":
+        print(precommit.uninstall(repo))
+        return 0
+    from initd.hooks import session
+
+    hooks = _discover(config)
+    sid = session.session_id(config, log.get())
+    print(precommit.install(repo, [h for h in hooks if h.type == "pre-commit"],
+                            session_id=sid, initd=precommit.initd_command()))
+    if config.user:
+        agent = users.lookup(config.user)
+        if precommit.trust_for(repo, agent.home, (agent.uid, agent.gid)):
+            print(f"added {repo.top} to safe.directory in {agent.home}/.gitconfig")
+    return 0
+
+
+def run(config: settings.Settings, ids: Sequence[str]) -> int:
+    """Each hook in turn, as the committing user; the first failure ends it, its output
+    on stderr for whoever ran ``git commit``."""
+    from initd.hooks import session
+
+    log.configure(-1, config.log_format)  # git's output is for the person: ours is below
+    by_id = {hook.id: hook for hook in _discover(config) if hook.type == "pre-commit"}
+    missing = [hook_id for hook_id in ids if hook_id not in by_id]
+    if missing:
+        raise UsageError(f"no pre-commit hook {', '.join(map(repr, missing))} in "
+                         f"{discovery.workspace_dir(config.workspace)} (hooks changed since "
+                         "the chain was installed? run: initd precommit install)")
+    ctx = session.context(config, None, log.get(logger="precommit"))
+    for hook_id in ids:
+        hook = by_id[hook_id]
+        result = session.run_one(hook, ctx, echo=lambda line: None)
+        if not result.ok:
+            sys.stderr.write(result.output())
+            reason = "timed out" if result.timed_out else f"failed with exit code " \
+                f"{result.exit_code}"
+            sys.stderr.write(f"\npre-commit hook {hook.name!r} {reason} (full output: "
+                             f"{result.output_path})\n")
+            return result.exit_code or 1
+    return 0
+
+
+def _discover(config: settings.Settings) -> tuple[Hook, ...]:
+    found = discovery.discover([config.hooks_dir, discovery.workspace_dir(config.workspace)])
+    return found.hooks

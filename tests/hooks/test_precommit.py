@@ -1,0 +1,299 @@
+"""The managed pre-commit chain, with real git repositories and real commits."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from initd.hooks import precommit
+from tests.hooks.test_session import add_hook
+from tests.support.harness import run
+
+INITD = [sys.executable, "-m", "initd"]
+GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
+
+
+@pytest.fixture
+def sid() -> Iterator[str]:
+    """A session id of its own; its status tree is removed afterwards."""
+    session = f"pc-{uuid.uuid4().hex[:8]}"
+    yield session
+    for home in {ROOT_HOME, *(p.pw_dir for p in pwd.getpwall()
+                              if p.pw_name == "initd-test-agent")}:
+        shutil.rmtree(os.path.join(home, ".discobot", session), ignore_errors=True)
+
+
+def git(repo: Path, *args: str, user: str | None = None,
+        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    prefix = ["runuser", "-u", user, "--"] if user else []
+    return subprocess.run([*prefix, "git", "-C", str(repo), *args], capture_output=True,
+                          text=True, env=GIT_ENV, timeout=60, input=stdin)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q")
+    git(path, "config", "user.email", "agent@example.com")
+    git(path, "config", "user.name", "Agent")
+    return path
+
+
+def hooks_dir(repo: Path) -> Path:
+    return repo / ".discobot" / "hooks"
+
+
+def install(repo: Path, session: str, *more: str) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run([*INITD, "precommit", "install", "--workspace", str(repo),
+                          "--hooks-dir", str(repo / "no-image-hooks"), "--session-id",
+                          session, *more], capture_output=True, text=True, timeout=60)
+    return out
+
+
+def commit(repo: Path, name: str = "f.txt", content: str = "x\n",
+           user: str | None = None) -> subprocess.CompletedProcess[str]:
+    (repo / name).write_text(content)
+    git(repo, "add", name, user=user)
+    return git(repo, "commit", "-qm", f"change {name}", user=user)
+
+
+def trail_hook(repo: Path, filename: str, trail: Path, code: int = 0, **fields: object) -> None:
+    add_hook(hooks_dir(repo), filename, f"echo {filename} >> {trail}; echo out-of-{filename};"
+             f" exit {code}", type="pre-commit", **fields)
+
+
+def test_commit_runs_the_hooks_in_order(repo: Path, tmp_path: Path, sid: str) -> None:
+    trail = tmp_path / "trail"
+    trail_hook(repo, "20-b.sh", trail)
+    trail_hook(repo, "10-a.sh", trail)
+    add_hook(hooks_dir(repo), "30-session.sh", "exit 9", type="session")  # not pre-commit
+    assert install(repo, sid).returncode == 0
+    assert commit(repo).returncode == 0
+    assert trail.read_text().split() == ["10-a.sh", "20-b.sh"]
+
+
+def test_failing_hook_fails_the_commit_with_its_output_and_code(repo: Path, tmp_path: Path,
+                                                                 sid: str) -> None:
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-bad.sh", trail, code=3, name="Bad check")
+    trail_hook(repo, "20-never.sh", trail)
+    install(repo, sid)
+    out = commit(repo)
+    assert out.returncode != 0
+    assert "out-of-10-bad.sh" in out.stderr
+    assert "pre-commit hook 'Bad check' failed with exit code 3" in out.stderr
+    assert trail.read_text().split() == ["10-bad.sh"]  # stopped at the first failure
+    assert git(repo, "rev-parse", "HEAD").returncode != 0  # nothing was committed
+    script = repo / ".git" / "hooks" / "pre-commit"
+    direct = subprocess.run([str(script)], cwd=repo, capture_output=True, env=GIT_ENV)
+    assert direct.returncode == 3  # the script exits with the hook's own code
+
+
+def test_status_json_is_updated_by_a_commit(repo: Path, tmp_path: Path, sid: str) -> None:
+    trail_hook(repo, "10-a.sh", tmp_path / "trail")
+    install(repo, sid)
+    assert commit(repo).returncode == 0
+    base = Path(ROOT_HOME, ".discobot", sid, "hooks")
+    entry = json.loads((base / "status.json").read_text())["hooks"]["10-a"]
+    assert (entry["type"], entry["lastResult"], entry["runCount"]) == ("pre-commit",
+                                                                       "success", 1)
+    assert (base / "output" / "10-a.log").read_text() == "out-of-10-a.sh\n"
+
+
+def test_existing_hook_is_preserved_and_runs_first(repo: Path, tmp_path: Path,
+                                                   sid: str) -> None:
+    trail = tmp_path / "trail"
+    own = repo / ".git" / "hooks" / "pre-commit"
+    own.write_text(f'#!/bin/sh\necho "own $# $(cat)" >> {trail}\nexit ${{OWN_CODE:-0}}\n')
+    own.chmod(0o700)
+    before = own.read_bytes()
+    trail_hook(repo, "10-a.sh", trail)
+    assert "moved to" in install(repo, sid).stdout
+    assert commit(repo).returncode == 0
+    assert trail.read_text().splitlines() == ["own 0 ", "10-a.sh"]
+    backup = repo / ".git" / "hooks" / "pre-commit.original"
+    assert backup.read_bytes() == before
+    # its stdin and arguments reach it; its exit code stops the chain
+    script = repo / ".git" / "hooks" / "pre-commit"
+    out = subprocess.run([str(script), "arg1"], cwd=repo, input=b"from-stdin",
+                         env={**GIT_ENV, "OWN_CODE": "5"}, capture_output=True)
+    assert out.returncode == 5
+    assert trail.read_text().splitlines()[-1] == "own 1 from-stdin"
+
+
+def test_reinstall_is_idempotent(repo: Path, tmp_path: Path, sid: str) -> None:
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (repo / ".git" / "hooks" / "pre-commit").chmod(0o755)
+    trail_hook(repo, "10-a.sh", tmp_path / "trail")
+    install(repo, sid)
+    first = (repo / ".git" / "hooks" / "pre-commit").read_bytes()
+    backup = (repo / ".git" / "hooks" / "pre-commit.original").read_bytes()
+    assert install(repo, sid).returncode == 0
+    assert (repo / ".git" / "hooks" / "pre-commit").read_bytes() == first
+    assert (repo / ".git" / "hooks" / "pre-commit.original").read_bytes() == backup
+
+
+def test_an_existing_backup_is_never_overwritten(repo: Path, sid: str) -> None:
+    hooks = repo / ".git" / "hooks"
+    (hooks / "pre-commit").write_text("#!/bin/sh\necho mine\n")
+    (hooks / "pre-commit.original").write_text("#!/bin/sh\necho older\n")
+    out = install(repo, sid)
+    assert out.returncode == 125
+    assert "refusing to install" in out.stderr and "initd precommit install" in out.stderr
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\necho mine\n"
+    assert (hooks / "pre-commit.original").read_text() == "#!/bin/sh\necho older\n"
+
+
+def test_uninstall_restores_the_original_exactly(repo: Path, sid: str) -> None:
+    own = repo / ".git" / "hooks" / "pre-commit"
+    own.write_bytes(b"#!/bin/sh\n# \xff odd bytes\nexit 0\n")
+    own.chmod(0o741)
+    install(repo, sid)
+    assert precommit.is_managed(str(own))
+    out = subprocess.run([*INITD, "precommit", "uninstall", "--workspace", str(repo)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert own.read_bytes() == b"#!/bin/sh\n# \xff odd bytes\nexit 0\n"
+    assert stat.S_IMODE(own.stat().st_mode) == 0o741
+    assert not (repo / ".git" / "hooks" / "pre-commit.original").exists()
+
+
+def test_uninstall_without_original_removes_the_script(repo: Path, sid: str) -> None:
+    install(repo, sid)
+    subprocess.run([*INITD, "precommit", "uninstall", "--workspace", str(repo)], check=True,
+                   capture_output=True)
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+@pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
+def test_core_hooks_path(repo: Path, tmp_path: Path, sid: str, absolute: bool) -> None:
+    target = tmp_path / "shared-hooks" if absolute else repo / ".githooks"
+    git(repo, "config", "core.hooksPath", str(target) if absolute else ".githooks")
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-a.sh", trail)
+    install(repo, sid)
+    assert precommit.is_managed(str(target / "pre-commit"))
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    assert commit(repo).returncode == 0
+    assert trail.read_text().split() == ["10-a.sh"]
+
+
+def test_a_linked_worktree_commit_runs_the_hooks(repo: Path, tmp_path: Path, sid: str) -> None:
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-a.sh", trail)
+    assert commit(repo, "first.txt").returncode == 0  # a HEAD to branch from
+    install(repo, sid)
+    worktree = tmp_path / "wt"
+    assert git(repo, "worktree", "add", "-q", str(worktree), "-b", "feature").returncode == 0
+    assert commit(worktree, "second.txt").returncode == 0
+    assert trail.read_text().split() == ["10-a.sh"]
+
+
+def test_a_repository_with_no_head_yet(repo: Path, tmp_path: Path, sid: str) -> None:
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-a.sh", trail)
+    assert install(repo, sid).returncode == 0
+    assert git(repo, "rev-parse", "HEAD").returncode != 0
+    assert commit(repo).returncode == 0
+    assert trail.read_text().split() == ["10-a.sh"]
+
+
+@pytest.mark.parametrize("name", ['a"$(touch CANARY)"b', "it's `touch CANARY` time",
+                                  "spaces  and $HOME and \\ back", "new\nline; touch CANARY"])
+def test_hostile_names_run_no_command(repo: Path, tmp_path: Path, sid: str, name: str) -> None:
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-a.sh", trail, name=name)
+    trail_hook(repo, "20-b.sh", trail, code=1, name=name)
+    install(repo, sid)
+    out = commit(repo)
+    assert out.returncode != 0
+    assert f"pre-commit hook {name!r} failed" in out.stderr  # repr: no forged lines
+    assert trail.read_text().split() == ["10-a.sh", "20-b.sh"]
+    assert not list(repo.rglob("CANARY")) and not list(tmp_path.rglob("CANARY"))
+
+
+def test_zero_hooks_installs_a_chain_that_later_hooks_join(repo: Path, tmp_path: Path,
+                                                           sid: str) -> None:
+    install(repo, sid)
+    assert commit(repo, "a.txt").returncode == 0
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-a.sh", trail)
+    install(repo, sid)  # what every boot does
+    assert commit(repo, "b.txt").returncode == 0
+    assert trail.read_text().split() == ["10-a.sh"]
+
+
+def test_the_commit_still_works_when_initd_is_out_of_reach(repo: Path, tmp_path: Path,
+                                                           sid: str) -> None:
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-a.sh", trail)
+    trail_hook(repo, "20-b.sh", trail, code=4, name="B")
+    install(repo, sid)
+    script = repo / ".git" / "hooks" / "pre-commit"
+    script.write_text(script.read_text().replace(
+        f"initd={precommit.initd_command()}", "initd=/nonexistent/initd"))
+    out = commit(repo)
+    assert out.returncode != 0
+    assert "pre-commit hook B failed with exit code 4" in out.stderr
+    assert "out-of-20-b.sh" in out.stderr
+    assert trail.read_text().split() == ["10-a.sh", "20-b.sh"]
+
+
+def trusted(gitconfig: Path) -> list[str]:
+    out = subprocess.run(["git", "config", "--file", str(gitconfig), "--get-all",
+                          "safe.directory"], capture_output=True, text=True, env=GIT_ENV)
+    return out.stdout.split()
+
+
+def test_agent_user_commits_in_a_root_created_workspace(agent_user: pwd.struct_passwd,
+                                                        sid: str) -> None:
+    """Root creates the repository (as an image build or a clone as root would); the agent
+    commits: git's dubious-ownership check is satisfied for this path only."""
+    ws = Path(tempfile.mkdtemp(prefix="initd-pc-"))
+    gitconfig = Path(agent_user.pw_dir, ".gitconfig")
+    try:
+        git(ws, "init", "-q")
+        trail = ws / "trail"
+        add_hook(hooks_dir(ws), "10-who.sh", f"id -un >> {trail}", type="pre-commit")
+        subprocess.run(["chmod", "-R", "a+rwX", str(ws)], check=True)
+        assert "dubious ownership" in git(ws, "status", user=agent_user.pw_name).stderr
+        out = install(ws, sid, "--user", agent_user.pw_name)
+        assert out.returncode == 0, out.stderr
+        assert trusted(gitconfig) == [str(ws)]
+        assert gitconfig.stat().st_uid == agent_user.pw_uid
+        for key, value in (("user.email", "agent@example.com"), ("user.name", "Agent")):
+            git(ws, "config", key, value, user=agent_user.pw_name)
+        out = commit(ws, user=agent_user.pw_name)
+        assert out.returncode == 0, out.stderr
+        assert trail.read_text().split() == [agent_user.pw_name]
+        install(ws, sid, "--user", agent_user.pw_name)  # once only in ~/.gitconfig
+        assert trusted(gitconfig) == [str(ws)]
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+        gitconfig.unlink(missing_ok=True)
+
+
+def test_boot_installs_the_chain_and_the_opt_out_is_honoured(repo: Path, tmp_path: Path,
+                                                             sid: str) -> None:
+    trail_hook(repo, "10-a.sh", tmp_path / "trail")
+    args = ["--workspace", str(repo), "--hooks-dir", str(tmp_path / "none"), "--session-id",
+            sid, "--", "true"]
+    off = run(args, env={**os.environ, "INITD_PRECOMMIT": "0"})
+    assert off.code == 0
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    on = run(args)
+    assert on.code == 0, on.stderr
+    assert precommit.is_managed(str(repo / ".git" / "hooks" / "pre-commit"))
