@@ -12,5 +12,13 @@ echo "[agent] the process table now (STAT Z would be a zombie):"
 ps -A -o pid,ppid,pgid,stat,user,args | sed 's/^/        /'
 echo "[agent] zombies: $(ps -A -o stat= | grep -c '^Z')"
 echo "[agent] my signal state: $(grep -E '^Sig(Blk|Ign)' /proc/self/status | tr '\n\t' '  ')"
+echo "[agent] committing a file that still says TODO (initd's pre-commit chain runs):"
+echo "TODO: write the notes" > notes.txt
+git add notes.txt
+git commit -q -m "Add notes" 2>&1 | sed 's/^/        /'
+echo "[agent] fixing it and committing again:"
+echo "The notes." > notes.txt
+git add notes.txt
+git commit -q -m "Add notes" 2>&1 | sed 's/^/        /' && git log --oneline | sed 's/^/        /'
 echo "[agent] exiting with code 3"
 exit 3

@@ -3,6 +3,7 @@
 # (session hooks of every kind) and demo agent, as a demo agent user.
 set -uo pipefail
 python=${1:-python3}
+case "$python" in */*) [ "${python#/}" != "$python" ] || python="$PWD/$python" ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 user=initd-demo
 session=demo
@@ -13,11 +14,18 @@ fi
 id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user"
 # A checkout under /root is unreadable to the agent user: run from a copy in /tmp.
 demo=$(mktemp -d /tmp/initd-demo.XXXXXX)
-trap 'rm -rf "$demo"' EXIT
 cp -a "$here/workspace" "$here/agent.sh" "$demo/"
-chmod -R a+rX "$demo"
+# The workspace is a git repository created by root, as an image build would make it;
+# the agent user commits in it (initd trusts this one path for that user).
+git -C "$demo/workspace" init -q
+git -C "$demo/workspace" config user.name "Demo Agent"
+git -C "$demo/workspace" config user.email "agent@demo.invalid"
+chmod -R a+rwX "$demo"
 home=$(getent passwd "$user" | cut -d: -f6)
 rm -rf "$home/.discobot/$session"
+# On the way out: the trust initd gave the demo user for this one path, then the copy.
+trap 'cd /; git config --file "$home/.gitconfig" --unset-all safe.directory \
+  "^$demo/workspace\$" 2>/dev/null; rm -rf "$demo"' EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 step "the hooks initd finds in the demo workspace (initd hooks list):"
@@ -25,6 +33,7 @@ step "the hooks initd finds in the demo workspace (initd hooks list):"
 step "unshare --pid --fork --mount-proc initd -v --user $user -- agent.sh"
 step "initd becomes PID 1; its supervisor runs the session hooks, then starts the agent."
 echo
+cd "$demo/workspace" || exit 1
 DISCOBOT_SECRET=demo-secret unshare --pid --fork --mount-proc --kill-child \
   "$python" -m initd -v --log-format console --user "$user" --session-id "$session" \
   --workspace "$demo/workspace" --hooks-dir /nonexistent -- "$demo/agent.sh"
