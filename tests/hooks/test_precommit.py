@@ -297,3 +297,15 @@ def test_boot_installs_the_chain_and_the_opt_out_is_honoured(repo: Path, tmp_pat
     on = run(args)
     assert on.code == 0, on.stderr
     assert precommit.is_managed(str(repo / ".git" / "hooks" / "pre-commit"))
+
+
+def test_script_and_backup_belong_to_the_repository_owner(repo: Path, sid: str) -> None:
+    """Installed by root into a repository the agent owns: the agent keeps owning it all."""
+    own = repo / ".git" / "hooks" / "pre-commit"
+    own.write_text("#!/bin/sh\nexit 0\n")
+    own.chmod(0o755)
+    subprocess.run(["chown", "-R", "65534:65534", str(repo / ".git")], check=True)
+    assert install(repo, sid).returncode == 0
+    for path in (own, repo / ".git" / "hooks" / "pre-commit.original"):
+        assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
+    assert precommit.is_managed(str(own))
