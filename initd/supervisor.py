@@ -107,7 +107,7 @@ def session_hooks(config: settings.Settings, account: users.Account | None,
     from initd.hooks import session as sessions  # status, json, threads: on demand
 
     with log.phase(logger, "session hooks"):
-        ctx = sessions.context(config, account, logger, session)
+        ctx = sessions.context(config, account, logger, session, recover=True)
         return sessions.run_session_hooks(hooks, ctx, cancel=signals.stop)
 
 

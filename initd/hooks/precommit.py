@@ -80,7 +80,10 @@ def is_managed(path: str) -> bool:
 
 def install(repo: Repo, hooks: Sequence[Hook], *, session_id: str, initd: str) -> str:
     """Install (or refresh) the managed script; returns what was done, for the log."""
-    os.makedirs(repo.hooks_dir, exist_ok=True)  # a core.hooksPath may not exist yet
+    if not os.path.isdir(repo.hooks_dir):  # a core.hooksPath may not exist yet
+        os.makedirs(repo.hooks_dir)
+        if os.geteuid() == 0:
+            os.chown(repo.hooks_dir, *repo.owner)
     moved = ""
     if os.path.lexists(repo.hook) and not is_managed(repo.hook):
         if os.path.lexists(repo.backup):

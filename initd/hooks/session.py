@@ -46,13 +46,15 @@ def session_id(config: Settings, log: Logger) -> str:
 
 
 def context(config: Settings, agent: users.Account | None, log: Logger,
-            session: str | None = None) -> HookContext:
-    """The context for this boot; recovers hooks a crash left ``running``."""
+            session: str | None = None, *, recover: bool = False) -> HookContext:
+    """The context for running hooks. ``recover`` (boot only: nothing of initd's runs
+    yet) marks hooks a crash left ``running`` as interrupted; a commit or a CLI run must
+    not, as a background session hook may really be running."""
     agent = agent or users.lookup(str(os.geteuid()))
     session = session or session_id(config, log)
     owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
     store = StatusStore.for_session(agent.home, session, owner)
-    for hook_id in store.recover():
+    for hook_id in store.recover() if recover else ():
         log.warning("hook was still running when initd last stopped: recorded as failed",
                     hook=hook_id, status=store.path)
     return HookContext(workspace=config.workspace, session_id=session, agent=agent,

@@ -309,3 +309,17 @@ def test_script_and_backup_belong_to_the_repository_owner(repo: Path, sid: str) 
     for path in (own, repo / ".git" / "hooks" / "pre-commit.original"):
         assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
     assert precommit.is_managed(str(own))
+
+
+def test_a_commit_does_not_recover_a_hook_that_is_really_running(repo: Path, tmp_path: Path,
+                                                                 sid: str) -> None:
+    """A background session hook still running: a commit meanwhile must leave it running."""
+    from initd.hooks.model import Hook
+    from initd.hooks.status import StatusStore
+
+    store = StatusStore.for_session(ROOT_HOME, sid)
+    store.started(Hook(id="warm", name="Warm", type="session", path="/x", source="/"))
+    trail_hook(repo, "10-a.sh", tmp_path / "trail")
+    install(repo, sid)
+    assert commit(repo).returncode == 0
+    assert store.read()["hooks"]["warm"]["lastResult"] == "running"
