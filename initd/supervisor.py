@@ -87,7 +87,7 @@ def agent_account(config: settings.Settings) -> users.Account | None:
 def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook, ...]:
     """Every hook of both directories; each file that is not one gets a line saying why."""
     with log.phase(logger, "discover hooks") as fields:
-        found = discovery.discover([config.hooks_dir, discovery.workspace_dir(config.workspace)])
+        found = discovery.for_workspace(config.workspace, config.hooks_dir)
         fields["hooks"] = len(found.hooks)
     for problem in found.problems:
         report = logger.warning if problem.severity == discovery.ERROR else logger.info

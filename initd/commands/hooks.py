@@ -44,7 +44,7 @@ def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     args.command = ["hooks", args.verb]
     config = settings.load(args, os.environ)
-    found = discovery.discover([config.hooks_dir, discovery.workspace_dir(config.workspace)])
+    found = discovery.for_workspace(config.workspace, config.hooks_dir)
     if args.verb == "list":
         return list_hooks(found, as_json=args.json)
     if args.verb == "check":

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from initd import log, settings, users
 from initd.errors import InitdError, UsageError
 from initd.hooks import discovery, precommit
-from initd.hooks.model import Hook
 from initd.options import Parser
 
 
@@ -53,7 +52,7 @@ def main(argv: Sequence[str]) -> int:
         return 0
     from initd.hooks import session
 
-    hooks = _discover(config)
+    hooks = discovery.for_workspace(config.workspace, config.hooks_dir).hooks
     sid = session.session_id(config, log.get())
     print(precommit.install(repo, [h for h in hooks if h.type == "pre-commit"],
                             session_id=sid, initd=precommit.initd_command()))
@@ -70,7 +69,8 @@ def run(config: settings.Settings, ids: Sequence[str]) -> int:
     from initd.hooks import session
 
     log.configure(-1, config.log_format)  # git's output is for the person: ours is below
-    by_id = {hook.id: hook for hook in _discover(config) if hook.type == "pre-commit"}
+    found = discovery.for_workspace(config.workspace, config.hooks_dir)
+    by_id = {hook.id: hook for hook in found.hooks if hook.type == "pre-commit"}
     missing = [hook_id for hook_id in ids if hook_id not in by_id]
     if missing:
         raise UsageError(f"no pre-commit hook {', '.join(map(repr, missing))} in "
@@ -89,7 +89,3 @@ def run(config: settings.Settings, ids: Sequence[str]) -> int:
             return result.exit_code or 1
     return 0
 
-
-def _discover(config: settings.Settings) -> tuple[Hook, ...]:
-    found = discovery.discover([config.hooks_dir, discovery.workspace_dir(config.workspace)])
-    return found.hooks

@@ -43,6 +43,11 @@ def workspace_dir(workspace: str) -> str:
     return os.path.join(workspace, ".discobot", "hooks")
 
 
+def for_workspace(workspace: str, image_dir: str) -> Found:
+    """The image's hooks, then the workspace's: the order they run in."""
+    return discover([image_dir, workspace_dir(workspace)])
+
+
 def discover(directories: Sequence[str]) -> Found:
     hooks: list[Hook] = []
     problems: list[Problem] = []
