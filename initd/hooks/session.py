@@ -66,20 +66,22 @@ def account_for(hook: Hook, ctx: HookContext) -> users.Account:
     return ctx.agent if hook.run_as == "user" else users.lookup(str(os.geteuid()))
 
 
-def environment(hook: Hook, ctx: HookContext) -> dict[str, str]:
+def environment(hook: Hook, ctx: HookContext,
+                more: dict[str, str] | None = None) -> dict[str, str]:
     extra = {"DISCOBOT_SESSION_ID": ctx.session_id, "DISCOBOT_WORKSPACE": ctx.workspace,
-             "DISCOBOT_HOOK_TYPE": hook.type}
+             "DISCOBOT_HOOK_TYPE": hook.type, **(more or {})}
     return proc.environment(os.environ, account_for(hook, ctx), extra, remove=ctx.secrets)
 
 
 def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
             cancel: threading.Event | None = None,
-            echo: Callable[[str], None] | None = None) -> runner.Result:
+            echo: Callable[[str], None] | None = None,
+            extra_env: dict[str, str] | None = None) -> runner.Result:
     """Run ``hook`` now, record it in status.json, log its output and outcome."""
     log = ctx.log.bind(hook=hook.id)
     ctx.store.started(hook)
     result = runner.run(
-        hook.path, env=environment(hook, ctx), cwd=ctx.workspace,
+        hook.path, env=environment(hook, ctx, extra_env), cwd=ctx.workspace,
         account=account_for(hook, ctx), timeout=hook.timeout,
         log_path=ctx.store.output_path(hook.id), stdin=stdin, grace=ctx.grace,
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),

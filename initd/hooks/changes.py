@@ -1,0 +1,55 @@
+"""Which files changed: git plumbing with NUL separators, and the ``.last-eval`` marker.
+
+*Dirty* files are every uncommitted change: tracked files that differ from HEAD (deleted
+and both sides of a rename included) plus untracked files git does not ignore; without a
+HEAD yet, everything in the index plus the untracked. NUL-separated output (``-z``), so
+names with spaces, quotes, newlines or ``$(…)`` arrive intact and are never parsed by a
+shell. *Changed* files are the dirty ones modified since the marker.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+
+def git(workspace: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    # None of a calling git's GIT_DIR/GIT_INDEX_FILE; trust this one path (the agent's
+    # workspace may belong to root, or root may read the agent's).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return subprocess.run(["git", "-c", f"safe.directory={workspace}", "-C", workspace, *args],
+                          capture_output=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+
+
+def _paths(out: bytes) -> list[str]:
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
+def dirty_files(workspace: str) -> list[str]:
+    """Workspace-relative paths of every uncommitted change, sorted."""
+    has_head = git(workspace, "rev-parse", "--verify", "-q", "HEAD").returncode == 0
+    tracked = (git(workspace, "diff", "--name-only", "--no-renames", "-z", "HEAD", "--")
+               if has_head else git(workspace, "ls-files", "-z", "--cached"))
+    untracked = git(workspace, "ls-files", "-z", "--others", "--exclude-standard")
+    for out in (tracked, untracked):
+        if out.returncode != 0:
+            raise OSError(f"git in {workspace}: {out.stderr.decode(errors='replace').strip()}")
+    return sorted(set(_paths(tracked.stdout)) | set(_paths(untracked.stdout)))
+
+
+def changed_since(workspace: str, marker_ns: int, dirty: list[str]) -> list[str]:
+    """The dirty files modified at or after the marker. A deleted file counts when its
+    directory changed since (deleting a file touches its directory)."""
+    changed = []
+    for path in dirty:
+        full = os.path.join(workspace, path)
+        try:
+            when = os.lstat(full).st_mtime_ns
+        except FileNotFoundError:
+            try:
+                when = os.stat(os.path.dirname(full) or workspace).st_mtime_ns
+            except FileNotFoundError:
+                when = marker_ns  # its whole directory went: a change
+        if when >= marker_ns:  # >=: the file system clock is coarse; twice beats never
+            changed.append(path)
+    return changed

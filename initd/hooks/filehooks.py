@@ -1,0 +1,127 @@
+"""File hooks at the end of a turn: the seed's ``evaluateFileHooks()``, step by step.
+
+1. find the files changed since the ``.last-eval`` marker (first run: every dirty file);
+2. mark the file hooks whose pattern matches one of them as pending (status.json);
+3. always advance the marker, to the moment the evaluation started, so that edits made
+   while hooks run (an auto-fixer's, the agent's) count next time;
+4. run the pending hooks in discovery order, each against every dirty file its pattern
+   matches (none: no longer pending); success: no longer pending; the first failure stops
+   the evaluation, and asks for a re-prompt when the hook has ``notify_llm``.
+A cancel (a new user message) stops the running hook's group; pending hooks stay pending.
+
+Modified "since the marker" means an mtime at or after it: the file system's clock is
+coarse (a few ms), and a write in the marker's own tick is counted again rather than
+risk missing one written just after it. The seed's 200 ms pause after a turn keeps that
+from happening in practice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from initd.hooks import changes, patterns
+from initd.hooks.model import Hook
+from initd.hooks.runner import Result
+from initd.hooks.session import HookContext, run_one
+from initd.hooks.status import Status, StatusStore, now_iso
+
+NONE, REPROMPT, STOPPED, CANCELLED = "none", "reprompt", "stopped", "cancelled"
+
+
+class Ran(NamedTuple):
+    hook: Hook
+    files: tuple[str, ...]
+    result: Result
+
+
+class Evaluation(NamedTuple):
+    action: str  # NONE: all clear; REPROMPT: tell the agent; STOPPED: failed quietly
+    ran: tuple[Ran, ...]
+    pending: tuple[str, ...]  # still pending afterwards
+
+    @property
+    def failed(self) -> Ran | None:
+        return self.ran[-1] if self.ran and not self.ran[-1].result.ok else None
+
+
+def evaluate(hooks: Sequence[Hook], ctx: HookContext,
+             cancel: threading.Event | None = None) -> Evaluation:
+    file_hooks = [hook for hook in hooks if hook.type == "file"]
+    known = {hook.id for hook in file_hooks}
+    store = ctx.store
+    store.prepare()
+    marker = os.path.join(store.directory, ".last-eval")
+    # The new marker is made first: its mtime is the file system's own "now", the clock
+    # the files' mtimes come from (a time.time() could be ahead of the coarse fs clock).
+    next_marker = f"{marker}.next"
+    with open(next_marker, "w"):
+        pass
+    dirty = changes.dirty_files(ctx.workspace)
+    try:
+        since = os.stat(marker).st_mtime_ns
+    except FileNotFoundError:
+        changed = dirty  # first run: every uncommitted change
+    else:
+        changed = changes.changed_since(ctx.workspace, since, dirty)
+    matched = [hook.id for hook in file_hooks
+               if changed and patterns.matching(hook.pattern or "", changed)]
+
+    def mark(status: Status) -> None:
+        pending = [hook_id for hook_id in status["pendingHooks"] if hook_id in known]
+        status["pendingHooks"] = pending + [h for h in matched if h not in pending]
+        status["lastEvaluatedAt"] = now_iso()
+    pending = store.update(mark)["pendingHooks"]
+    os.replace(next_marker, marker)  # always advanced, to when this evaluation began
+
+    ran: list[Ran] = []
+    for hook in file_hooks:
+        if hook.id not in pending:
+            continue
+        if cancel is not None and cancel.is_set():
+            return Evaluation(CANCELLED, tuple(ran), tuple(_pending(store)))
+        files = patterns.matching(hook.pattern or "", dirty)
+        if not files:
+            _done(store, hook.id)
+            continue
+        result = run_one(hook, ctx, stdin=_payload(hook, files, ctx), cancel=cancel,
+                         extra_env=_env(hook, files, ctx))
+        ran.append(Ran(hook, tuple(files), result))
+        if result.cancelled:
+            return Evaluation(CANCELLED, tuple(ran), tuple(_pending(store)))
+        if result.ok:
+            _done(store, hook.id)
+            continue
+        action = REPROMPT if hook.notify_llm else STOPPED
+        return Evaluation(action, tuple(ran), tuple(_pending(store)))
+    return Evaluation(NONE, tuple(ran), tuple(_pending(store)))
+
+
+def _env(hook: Hook, files: Sequence[str], ctx: HookContext) -> dict[str, str]:
+    """``DISCOBOT_CHANGED_FILES`` space-separated, as the seed specifies (so it breaks on
+    spaces, there); ``DISCOBOT_CHANGED_FILES_LIST``: a NUL-separated file that does not."""
+    listing = os.path.join(ctx.store.output_dir, f"{hook.id}.files")
+    with open(listing, "wb") as f:
+        f.write(b"".join(os.fsencode(path) + b"\0" for path in files))
+    if ctx.store.owner is not None:
+        os.chown(listing, *ctx.store.owner)
+    return {"DISCOBOT_CHANGED_FILES": " ".join(files), "DISCOBOT_CHANGED_FILES_LIST": listing}
+
+
+def _payload(hook: Hook, files: Sequence[str], ctx: HookContext) -> bytes:
+    return json.dumps({"hook": hook.id, "name": hook.name, "pattern": hook.pattern,
+                       "files": list(files), "workspace": ctx.workspace,
+                       "sessionId": ctx.session_id}).encode()
+
+
+def _done(store: StatusStore, hook_id: str) -> None:
+    def drop(status: Status) -> None:
+        status["pendingHooks"] = [h for h in status["pendingHooks"] if h != hook_id]
+    store.update(drop)
+
+
+def _pending(store: StatusStore) -> list[str]:
+    return list(store.read()["pendingHooks"])

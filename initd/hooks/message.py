@@ -1,0 +1,55 @@
+"""The re-prompt the agent gets when a file hook fails: the seed's "LLM Notification
+Format", output inline when it is small (≤ 200 lines and ≤ 5 KiB), else the log's path."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from initd.hooks.model import Hook
+from initd.hooks.runner import Result
+
+INLINE_LINES = 200
+INLINE_BYTES = 5 * 1024
+FILES_SHOWN = 20  # a thousand changed files would drown the message
+
+
+def failure(hook: Hook, files: Sequence[str], result: Result, attempt: int,
+            max_attempts: int) -> str:
+    shown = ", ".join(files[:FILES_SHOWN])
+    if len(files) > FILES_SHOWN:
+        shown += f", and {len(files) - FILES_SHOWN} more"
+    code = f"{result.exit_code}" + (f" (timed out after {hook.timeout:g}s)"
+                                    if result.timed_out else "")
+    lines = [f'[Discobot Hook Failed] "{hook.name}" (pattern: {hook.pattern})',
+             f"Files: {shown}", f"Exit code: {code}"]
+    output = result.head.decode(errors="replace")
+    if not result.tail and len(result.head) <= INLINE_BYTES and result.lines <= INLINE_LINES:
+        lines += ["Output:", output.rstrip("\n")]
+        closing = "Please fix the issues and ensure the hook passes."
+    else:
+        lines += [f"Output is large ({result.lines} lines). Full output saved to:",
+                  f"  {result.output_path}"]
+        closing = "Please read the file to see the full output and address the issues."
+    lines.append(f"{closing} (Attempt {attempt}/{max_attempts})")
+    return "\n".join(lines)
+
+
+class LoopGuard:
+    """At most ``limit`` hook-triggered re-prompts per user message; a user turn resets.
+
+    The seed counts ``hookRetryCount++`` then refuses when it exceeds 3: the 3rd
+    re-prompt is allowed, the 4th is not (discobot's code refused the 3rd)."""
+
+    def __init__(self, limit: int = 3) -> None:
+        self.limit = limit
+        self.count = 0
+
+    def user_turn(self) -> None:
+        self.count = 0
+
+    def next_attempt(self) -> int | None:
+        """The attempt number of one more re-prompt, or None when the limit is reached."""
+        if self.count >= self.limit:
+            return None
+        self.count += 1
+        return self.count
