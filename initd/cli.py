@@ -57,13 +57,14 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
-VERBS = (["hooks"], ["precommit"])  # to run a program called "hooks", put -- before it
+VERBS = (["hooks"], ["precommit"], ["service"])  # a program called "hooks": put -- before it
 
 
 def _verb(argv: list[str]) -> int:
-    from initd.commands import hooks, precommit
+    from initd.commands import hooks, precommit, service
 
-    return {"hooks": hooks.main, "precommit": precommit.main}[argv[0]](argv[1:])
+    verbs = {"hooks": hooks.main, "precommit": precommit.main, "service": service.main}
+    return verbs[argv[0]](argv[1:])
 
 
 def _supervise(argv: list[str]) -> int:

@@ -1,0 +1,1 @@
+"""The hook service: file-hook evaluation behind a control API on a Unix socket."""

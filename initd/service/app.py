@@ -1,0 +1,127 @@
+"""The control API as a WSGI application: routes, JSON in and out, errors as JSON.
+
+WSGI keeps it testable in-process (and by schemathesis against openapi.yaml); the
+server module puts it on the Unix socket.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from initd.service.core import Busy, HookService, health, hook_view
+
+SPEC = Path(__file__).with_name("openapi.yaml")
+Environ = dict[str, Any]
+StartResponse = Callable[[str, list[tuple[str, str]]], object]
+REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
+           409: "Conflict", 413: "Content Too Large", 500: "Internal Server Error"}
+MAX_BODY = 64 * 1024
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterable[bytes]]:
+    routes: list[tuple[str, re.Pattern[str], Callable[..., tuple[int, Any]]]] = [
+        ("GET", re.compile(r"/v1/health"), lambda: (200, health())),
+        ("GET", re.compile(r"/v1/ready"), lambda: (200, {"ready": True})),
+        ("GET", re.compile(r"/v1/openapi\.json"), lambda: (200, _spec())),
+        ("GET", re.compile(r"/v1/hooks"), lambda: (200, hook_view(service.discover()))),
+        ("GET", re.compile(r"/v1/status"), lambda: (200, service.status())),
+        ("GET", re.compile(r"/v1/hooks/([^/]+)/output"), lambda hook_id: _output(service,
+                                                                               hook_id)),
+        ("POST", re.compile(r"/v1/hooks/([^/]+)/rerun"), lambda hook_id: _rerun(service,
+                                                                              hook_id)),
+        ("POST", re.compile(r"/v1/turn/cancel"), lambda: (200, {"cancelled":
+                                                                service.cancel()})),
+    ]
+
+    def app(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        try:
+            if path == "/v1/turn":
+                if method != "POST":
+                    raise HttpError(405, "use POST /v1/turn")
+                status, body = _turn(service, _body(environ))
+            else:
+                status, body = _dispatch(routes, method, path)
+        except HttpError as err:
+            status, body = err.status, {"error": str(err)}
+        except Exception as err:  # a bug must still answer in JSON, and say what broke
+            status, body = 500, {"error": f"internal error: {type(err).__name__}: {err}"}
+        payload = json.dumps(body).encode()
+        start_response(f"{status} {REASONS[status]}", [
+            ("Content-Type", "application/json"), ("Content-Length", str(len(payload)))])
+        return [payload]
+
+    return app
+
+
+def _dispatch(routes: list[tuple[str, re.Pattern[str], Callable[..., tuple[int, Any]]]],
+              method: str, path: str) -> tuple[int, Any]:
+    allowed = []
+    for verb, pattern, handler in routes:
+        match = pattern.fullmatch(path)
+        if match:
+            if verb == method:
+                return handler(*match.groups())
+            allowed.append(verb)
+    if allowed:
+        raise HttpError(405, f"use {' or '.join(allowed)} {path}")
+    raise HttpError(404, f"no such endpoint: {path} (see GET /v1/openapi.json)")
+
+
+def _body(environ: Environ) -> dict[str, Any]:
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise HttpError(400, "Content-Length is not a number") from None
+    if length > MAX_BODY:
+        raise HttpError(413, f"body over {MAX_BODY} bytes")
+    raw = environ["wsgi.input"].read(length) if length else b"{}"
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError:
+        raise HttpError(400, "body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise HttpError(400, "body must be a JSON object")
+    return data
+
+
+def _turn(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:
+    trigger = body.get("trigger", "user")
+    if trigger not in ("user", "hook"):
+        raise HttpError(400, "trigger: expected 'user' (a person's message) or 'hook' (a "
+                             "re-prompt initd asked for)")
+    try:
+        return 200, service.turn(trigger)
+    except Busy:
+        raise HttpError(409, "an evaluation is already running; POST /v1/turn/cancel "
+                             "first (a new user message should)") from None
+
+
+def _output(service: HookService, hook_id: str) -> tuple[int, Any]:
+    output = service.output(hook_id)
+    if output is None:
+        raise HttpError(404, f"no output for hook {hook_id!r} (has it run?)")
+    return 200, {"hookId": hook_id, "output": output}
+
+
+def _rerun(service: HookService, hook_id: str) -> tuple[int, Any]:
+    result = service.rerun(hook_id)
+    if result is None:
+        raise HttpError(404, f"no hook {hook_id!r} (GET /v1/hooks lists them)")
+    return 200, result
+
+
+def _spec() -> Any:
+    import yaml
+
+    return yaml.safe_load(SPEC.read_text(encoding="utf-8"))

@@ -1,0 +1,168 @@
+"""The control API over a real Unix socket: turns, the loop guard, 409 and cancel."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.hooks.test_filehooks import checker, git, settle
+from tests.hooks.test_session import add_hook
+from tests.service.support import call, start
+
+ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    git(path, "init", "-q")
+    return path
+
+
+@pytest.fixture
+def service(repo: Path, tmp_path: Path) -> Iterator[str]:
+    sid = f"api-{uuid.uuid4().hex[:8]}"
+    sock = str(tmp_path / "initd.sock")
+    checker(repo, "10-a.sh", "*.a", "BAD", name="Hook-A")
+    checker(repo, "20-b.sh", "*.b", "BAD", name="Hook-B")
+    add_hook(repo / ".discobot" / "hooks", "30-slow.sh", "echo $$ > slow.pid; sleep 1000 & wait",
+             type="file", pattern="*.slow")
+    proc = start(sock, str(repo), sid)
+    yield sock
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(10)
+    shutil.rmtree(os.path.join(ROOT_HOME, ".discobot", sid), ignore_errors=True)
+
+
+def test_health_hooks_status(service: str) -> None:
+    assert call(service, "GET", "/v1/health")[1]["status"] == "ok"
+    code, hooks = call(service, "GET", "/v1/hooks")
+    assert code == 200 and [h["id"] for h in hooks["hooks"]] == ["10-a", "20-b", "30-slow"]
+    assert call(service, "GET", "/v1/status")[1]["pendingHooks"] == []
+
+
+def test_the_seeds_example_over_the_socket(service: str, repo: Path) -> None:
+    (repo / "x.a").write_text("BAD\n")
+    (repo / "y.b").write_text("fine\n")
+    settle()
+    code, turn = call(service, "POST", "/v1/turn", {"trigger": "user"})
+    assert code == 200
+    assert (turn["action"], turn["attempt"], turn["pending"]) == ("reprompt", 1,
+                                                                 ["10-a", "20-b"])
+    assert turn["message"].startswith('[Discobot Hook Failed] "Hook-A" (pattern: *.a)')
+    assert turn["message"].endswith("(Attempt 1/3)")
+    (repo / "x.a").write_text("fixed\n")
+    settle()
+    code, turn = call(service, "POST", "/v1/turn", {"trigger": "hook"})
+    assert (turn["action"], turn["pending"]) == ("none", [])
+    assert [r["hookId"] for r in turn["results"]] == ["10-a", "20-b"]
+    code, out = call(service, "GET", "/v1/hooks/10-a/output")
+    assert (code, out["output"]) == (200, "ok\n")
+
+
+def test_loop_guard_third_allowed_fourth_refused_user_turn_resets(service: str,
+                                                                  repo: Path) -> None:
+    (repo / "x.a").write_text("BAD\n")
+    settle()
+    attempts = []
+    for trigger in ("user", "hook", "hook", "hook"):
+        turn = call(service, "POST", "/v1/turn", {"trigger": trigger})[1]
+        attempts.append((turn["action"], turn["attempt"], turn["evaluation"]))
+    assert attempts == [("reprompt", 1, "reprompt"), ("reprompt", 2, "reprompt"),
+                        ("reprompt", 3, "reprompt"), ("none", None, "loop-guard")]
+    turn = call(service, "POST", "/v1/turn", {"trigger": "user"})[1]
+    assert (turn["action"], turn["attempt"]) == ("reprompt", 1)
+    assert turn["pending"] == ["10-a"]  # kept through the guard
+
+
+def test_a_turn_during_an_evaluation_is_409_and_cancel_stops_it(service: str,
+                                                                repo: Path) -> None:
+    (repo / "x.slow").write_text("1\n")
+    settle()
+    first: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: first.update(
+        answer=call(service, "POST", "/v1/turn", {"trigger": "user"})))
+    worker.start()
+    deadline = time.monotonic() + 10
+    while call(service, "GET", "/v1/status")[1]["hooks"].get("30-slow", {}).get(
+            "lastResult") != "running":
+        assert time.monotonic() < deadline, "the slow hook never started"
+        time.sleep(0.05)
+    code, body = call(service, "POST", "/v1/turn", {"trigger": "user"})
+    assert code == 409 and "POST /v1/turn/cancel" in body["error"]
+    assert call(service, "POST", "/v1/turn/cancel") == (200, {"cancelled": True})
+    worker.join(15)
+    code, answer = first["answer"]  # type: ignore[misc]
+    assert (code, answer["evaluation"], answer["pending"]) == (200, "cancelled", ["30-slow"])
+    leader = int((repo / "slow.pid").read_text())  # the hook's group: nobody left alive
+    assert not [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == leader
+                and p.status() != psutil.STATUS_ZOMBIE]
+    assert call(service, "POST", "/v1/turn/cancel") == (200, {"cancelled": False})
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status"), [
+    ("GET", "/v1/nope", None, 404),
+    ("DELETE", "/v1/health", None, 405),
+    ("GET", "/v1/turn", None, 405),
+    ("POST", "/v1/turn", [1], 400),
+    ("POST", "/v1/turn", {"trigger": "robot"}, 400),
+    ("GET", "/v1/hooks/none/output", None, 404),
+    ("POST", "/v1/hooks/none/rerun", None, 404),
+])
+def test_errors_are_json_with_a_message(service: str, method: str, path: str, body: object,
+                                        status: int) -> None:
+    code, answer = call(service, method, path, body)
+    assert code == status and isinstance(answer["error"], str) and answer["error"]
+
+
+def test_rerun_runs_one_hook(service: str, repo: Path) -> None:
+    (repo / "x.a").write_text("BAD\n")
+    code, answer = call(service, "POST", "/v1/hooks/10-a/rerun")
+    assert (code, answer["success"], answer["exitCode"]) == (200, False, 1)
+
+
+def test_socket_is_0660_and_others_cannot_connect(service: str) -> None:
+    assert stat.S_IMODE(os.stat(service).st_mode) == 0o660
+    nobody = pwd.getpwnam("nobody")
+    probe = ("import socket, sys\ns = socket.socket(socket.AF_UNIX)\ntry:\n"
+             f"    s.connect({service!r})\nexcept PermissionError:\n    sys.exit(13)\n")
+    os.chmod(os.path.dirname(service), 0o755)
+    out = subprocess.run(["runuser", "-u", nobody.pw_name, "--", "/usr/bin/python3", "-c",
+                          probe], capture_output=True, text=True)
+    assert out.returncode == 13, out.stderr
+    with socket.socket(socket.AF_UNIX) as mine:  # the owner (root here) can
+        mine.connect(service)
+
+
+def test_agent_group_owns_the_socket(repo: Path, tmp_path: Path,
+                                     agent_user: pwd.struct_passwd) -> None:
+    sock = str(tmp_path / "agent.sock")
+    sid = f"api-{uuid.uuid4().hex[:8]}"
+    proc = start(sock, str(repo), sid, "--user", agent_user.pw_name)
+    try:
+        assert os.stat(sock).st_gid == agent_user.pw_gid
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        shutil.rmtree(os.path.join(agent_user.pw_dir, ".discobot", sid), ignore_errors=True)
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
