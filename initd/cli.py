@@ -57,13 +57,15 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
-VERBS = (["hooks"], ["precommit"], ["service"])  # a program called "hooks": put -- before it
+# A program called "hooks" (etc.) is run with -- before it.
+VERBS = (["hooks"], ["precommit"], ["service"], ["status"], ["turn"])
 
 
 def _verb(argv: list[str]) -> int:
-    from initd.commands import hooks, precommit, service
+    from initd.commands import api, hooks, precommit, service
 
-    verbs = {"hooks": hooks.main, "precommit": precommit.main, "service": service.main}
+    verbs = {"hooks": hooks.main, "precommit": precommit.main, "service": service.main,
+             "status": api.status, "turn": api.turn}
     return verbs[argv[0]](argv[1:])
 
 

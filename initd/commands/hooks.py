@@ -41,6 +41,10 @@ def parser() -> Parser:
 
 
 def main(argv: Sequence[str]) -> int:
+    if argv[:1] in (["output"], ["rerun"]):  # through the running hook service
+        from initd.commands import api
+
+        return api.hook(argv[0], argv[1:])
     args = parser().parse_args(argv)
     args.command = ["hooks", args.verb]
     config = settings.load(args, os.environ)

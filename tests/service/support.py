@@ -2,35 +2,15 @@
 
 from __future__ import annotations
 
-import http.client
-import json
-import socket
 import subprocess
 import sys
 from typing import Any
 
-
-class UnixHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, path: str, timeout: float = 60) -> None:
-        super().__init__("initd", timeout=timeout)
-        self.path = path
-
-    def connect(self) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(self.timeout)
-        self.sock.connect(self.path)
+from initd.service import client
 
 
 def call(sock: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-    conn = UnixHTTPConnection(sock)
-    try:
-        data = None if body is None else json.dumps(body).encode()
-        conn.request(method, path, body=data,
-                     headers={"Content-Type": "application/json"} if data else {})
-        response = conn.getresponse()
-        return response.status, json.loads(response.read())
-    finally:
-        conn.close()
+    return client.call(method, path, body, sock=sock, timeout=60)
 
 
 def start(sock: str, workspace: str, session: str, *more: str) -> subprocess.Popen[str]:

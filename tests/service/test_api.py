@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -9,6 +10,7 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -166,3 +168,35 @@ def _pgid(pid: int) -> int | None:
         return os.getpgid(pid)
     except ProcessLookupError:
         return None
+
+
+def verb(*args: str, sock: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*INITD, *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "INITD_SOCKET": sock})
+
+
+INITD = [sys.executable, "-m", "initd"]
+
+
+def test_cli_verbs_over_the_socket(service: str, repo: Path) -> None:
+    (repo / "x.a").write_text("BAD\n")
+    settle()
+    turn = verb("turn", sock=service)
+    assert turn.returncode == 2  # re-prompt the agent
+    assert json.loads(turn.stdout)["message"].startswith("[Discobot Hook Failed]")
+    assert json.loads(verb("status", sock=service).stdout)["pendingHooks"] == ["10-a"]
+    output = verb("hooks", "output", "10-a", sock=service)
+    assert (output.returncode, output.stdout) == (0, "x.a: has BAD\n")
+    rerun = verb("hooks", "rerun", "10-a", sock=service)
+    assert json.loads(rerun.stdout)["exitCode"] == 1
+    missing = verb("hooks", "output", "nope", sock=service)
+    assert missing.returncode == 1 and "no output for hook 'nope'" in missing.stderr
+    (repo / "x.a").write_text("fixed\n")
+    settle()
+    assert verb("turn", "--trigger", "hook", sock=service).returncode == 0
+
+
+def test_cli_verbs_without_a_service_say_so(tmp_path: Path) -> None:
+    out = verb("status", sock=str(tmp_path / "absent.sock"))
+    assert out.returncode == 125
+    assert "no hook service at" in out.stderr and "INITD_SOCKET" in out.stderr

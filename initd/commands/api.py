@@ -1,0 +1,54 @@
+"""``initd status``, ``initd turn``, ``initd hooks output|rerun ID``: the control API
+from a shell. Each prints the JSON answer; a turn that asks for a re-prompt exits 2
+(like a blocking hook), an API error exits 1 with its message."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from initd.options import Parser
+from initd.service import client
+
+
+def status(argv: Sequence[str]) -> int:
+    p = Parser(prog="initd status", description="The hook service's status.json.")
+    p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
+    args = p.parse_args(argv)
+    return _show(*client.call("GET", "/v1/status", sock=args.socket))
+
+
+def turn(argv: Sequence[str]) -> int:
+    p = Parser(prog="initd turn", description="A turn has completed: evaluate the file "
+               "hooks. Exit 2 when the agent should be re-prompted (the message is printed).")
+    p.add_argument("--trigger", choices=("user", "hook"), default="user")
+    p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
+    args = p.parse_args(argv)
+    code, answer = client.call("POST", "/v1/turn", {"trigger": args.trigger},
+                               sock=args.socket)
+    result = _show(code, answer)
+    return 2 if result == 0 and answer.get("action") == "reprompt" else result
+
+
+def hook(verb: str, argv: Sequence[str]) -> int:
+    p = Parser(prog=f"initd hooks {verb}")
+    p.add_argument("id")
+    p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
+    args = p.parse_args(argv)
+    if verb == "output":
+        code, answer = client.call("GET", f"/v1/hooks/{args.id}/output", sock=args.socket)
+        if code == 200:
+            sys.stdout.write(answer["output"])
+            return 0
+        return _show(code, answer)
+    return _show(*client.call("POST", f"/v1/hooks/{args.id}/rerun", sock=args.socket))
+
+
+def _show(code: int, answer: Any) -> int:
+    if code != 200:
+        print(f"initd: {answer.get('error', answer)}", file=sys.stderr)
+        return 1
+    print(json.dumps(answer, indent=2))
+    return 0
