@@ -28,7 +28,9 @@ def _paths(out: bytes) -> list[str]:
 def dirty_files(workspace: str) -> list[str]:
     """Workspace-relative paths of every uncommitted change, sorted."""
     has_head = git(workspace, "rev-parse", "--verify", "-q", "HEAD").returncode == 0
-    tracked = (git(workspace, "diff", "--name-only", "--no-renames", "-z", "HEAD", "--")
+    # --relative: paths from the workspace, and only inside it, like ls-files below
+    tracked = (git(workspace, "diff", "--name-only", "--no-renames", "--relative", "-z",
+                   "HEAD", "--")
                if has_head else git(workspace, "ls-files", "-z", "--cached"))
     untracked = git(workspace, "ls-files", "-z", "--others", "--exclude-standard")
     for out in (tracked, untracked):
@@ -45,10 +47,10 @@ def changed_since(workspace: str, marker_ns: int, dirty: list[str]) -> list[str]
         full = os.path.join(workspace, path)
         try:
             when = os.lstat(full).st_mtime_ns
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # deleted (or its dir is a file now)
             try:
                 when = os.stat(os.path.dirname(full) or workspace).st_mtime_ns
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 when = marker_ns  # its whole directory went: a change
         if when >= marker_ns:  # >=: the file system clock is coarse; twice beats never
             changed.append(path)

@@ -20,17 +20,19 @@ def failure(hook: Hook, files: Sequence[str], result: Result, attempt: int,
         shown += f", and {len(files) - FILES_SHOWN} more"
     code = f"{result.exit_code}" + (f" (timed out after {hook.timeout:g}s)"
                                     if result.timed_out else "")
-    lines = [f'[Discobot Hook Failed] "{hook.name}" (pattern: {hook.pattern})',
-             f"Files: {shown}", f"Exit code: {code}"]
+    lines = [f'[Discobot Hook Failed] "{hook.name}" (pattern: {hook.pattern})', "",
+             f"Files: {shown}", f"Exit code: {code}", ""]
     output = result.head.decode(errors="replace")
-    if not result.tail and len(result.head) <= INLINE_BYTES and result.lines <= INLINE_LINES:
+    last = result.tail or result.head
+    count = result.lines + (1 if last and not last.endswith(b"\n") else 0)
+    if not result.tail and len(result.head) <= INLINE_BYTES and count <= INLINE_LINES:
         lines += ["Output:", output.rstrip("\n")]
         closing = "Please fix the issues and ensure the hook passes."
     else:
-        lines += [f"Output is large ({result.lines} lines). Full output saved to:",
+        lines += [f"Output is large ({count} lines). Full output saved to:",
                   f"  {result.output_path}"]
         closing = "Please read the file to see the full output and address the issues."
-    lines.append(f"{closing} (Attempt {attempt}/{max_attempts})")
+    lines += ["", f"{closing} (Attempt {attempt}/{max_attempts})"]
     return "\n".join(lines)
 
 

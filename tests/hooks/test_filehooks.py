@@ -218,8 +218,8 @@ def test_the_reprompt_message_for_a_failure(repo: Path, ctx) -> None:
     assert failed is not None
     text = message.failure(failed.hook, failed.files, failed.result, 1, 3)
     assert text.splitlines() == [
-        '[Discobot Hook Failed] "Go format check" (pattern: *.go)',
-        "Files: cmd/main.go", "Exit code: 1", "Output:", "cmd/main.go: has BAD",
+        '[Discobot Hook Failed] "Go format check" (pattern: *.go)', "",
+        "Files: cmd/main.go", "Exit code: 1", "", "Output:", "cmd/main.go: has BAD", "",
         "Please fix the issues and ensure the hook passes. (Attempt 1/3)"]
 
 
