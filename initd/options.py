@@ -81,6 +81,8 @@ def parser() -> Parser:
         f"{settings.DEFAULT_HOOKS_DIR})")
     add("--secret", metavar="NAME", action="append", help="an environment variable no "
         "hook may see; repeatable (INITD_SECRETS; default DISCOBOT_SECRET)")
+    add("--socket", metavar="PATH", help="run the supervised hook service with its "
+        "control API on this Unix socket; the agent gets it as INITD_SOCKET")
     add("--no-precommit", dest="precommit", action="store_const", const=False,
         help="do not install the managed git pre-commit chain (INITD_PRECOMMIT=0)")
     add("-v", "--verbose", action="count",

@@ -137,6 +137,7 @@ OPTIONS = (
     Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
     Option("secret", names, ("DISCOBOT_SECRET",), ("INITD_SECRETS",)),
     Option("precommit", boolean, True, ("INITD_PRECOMMIT",)),
+    Option("socket", optional_text, None, ("INITD_SOCKET",)),
 )
 
 
@@ -159,6 +160,7 @@ class Settings(NamedTuple):
     hooks_dir: str
     secret: tuple[str, ...]  # variables removed from every hook's environment
     precommit: bool  # install the managed pre-commit chain at boot
+    socket: str | None  # run the hook service with its control API here (opt-in for now)
     config: str | None
     warnings: tuple[str, ...] = ()
 

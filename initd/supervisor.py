@@ -10,7 +10,9 @@ import argparse
 import os
 import select
 import signal
+import socket
 import subprocess
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -48,7 +50,7 @@ def boot(flags: argparse.Namespace) -> int:
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     repo = precommit.Repo.find(config.workspace) if config.precommit else None
     session = None
-    if repo is not None or any(hook.type == "session" for hook in hooks):
+    if repo is not None or config.socket or any(hook.type == "session" for hook in hooks):
         from initd.hooks import session as sessions  # status, json, threads: on demand
 
         session = sessions.session_id(config, logger)
@@ -58,9 +60,13 @@ def boot(flags: argparse.Namespace) -> int:
         return config.remapped(128 + signals.stop_signal)  # (no background hook was begun)
     if repo is not None and session is not None:
         install_precommit(repo, account, hooks, session, logger)  # 4. the git chain
-    agent = Supervised(  # 5. start the agent
+    service = None
+    if config.socket and session is not None:  # 5a. the hook service, ready before the agent
+        service = start_service(config, account, session, logger)
+    extra = {"INITD_SOCKET": config.socket} if service is not None and config.socket else None
+    agent = Supervised(  # 5b. the agent
         "agent",
-        proc.Spec(argv=config.command, env=proc.environment(os.environ, account),
+        proc.Spec(argv=config.command, env=proc.environment(os.environ, account, extra),
                   cwd=os.getcwd(), account=account, stdin=proc.INHERIT, terminal=True),
         restart=config.restart,
         backoff=Backoff(max_restarts=config.max_restarts, window=config.restart_window),
@@ -69,7 +75,9 @@ def boot(flags: argparse.Namespace) -> int:
     )
     with log.phase(logger, "agent start"):
         agent.start()
-    code = supervise(agent, signals, logger)  # 6-7. supervise until it ends or we stop
+    code = supervise(agent, signals, logger, service)  # 6-7. until it ends or we stop
+    if service is not None:
+        service.stop(signal.SIGTERM)  # the agent first, then its hook service
     if background is not None:
         background.stop()  # blocking: false session hooks still running go with us
     return config.remapped(code)
@@ -107,7 +115,8 @@ def session_hooks(config: settings.Settings, account: users.Account | None,
     from initd.hooks import session as sessions  # status, json, threads: on demand
 
     with log.phase(logger, "session hooks"):
-        ctx = sessions.context(config, account, logger, session, recover=True)
+        ctx = sessions.context(config, account, logger, session,
+                               recover=("session", "file", "pre-commit"))
         return sessions.run_session_hooks(hooks, ctx, cancel=signals.stop)
 
 
@@ -126,16 +135,67 @@ def install_precommit(repo: precommit.Repo, account: users.Account | None,
         logger.warning("pre-commit chain not installed", repo=repo.top, error=str(err))
 
 
-def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger) -> int:
-    """Until the agent is done: forward signals, restart by policy, stop on TERM/INT/QUIT."""
+def start_service(config: settings.Settings, account: users.Account | None, session: str,
+                  logger: log.Logger) -> Supervised:
+    """The hook service as a supervised child, as the agent user: restarted always (with
+    the capped backoff), never taking the agent down. Waits until its socket answers."""
+    assert config.socket is not None
+    argv = [sys.executable, "-m", "initd", "service", "--socket", config.socket,
+            "--workspace", config.workspace, "--session-id", session,
+            "--hooks-dir", config.hooks_dir]
+    if account is not None:
+        argv += ["--user", account.name]
+    service = Supervised(
+        "hook-service",
+        proc.Spec(argv=tuple(argv), env=proc.environment(os.environ, account, {
+            "INITD_LOG_FORMAT": config.log_format, "INITD_VERBOSE": str(config.verbose)}),
+                  cwd=config.workspace, account=account, stdout=proc.DEVNULL),
+        restart=settings.Restart.ALWAYS,
+        backoff=Backoff(max_restarts=2**31, window=config.restart_window),
+        grace=config.grace, log=logger)
+    directory = os.path.dirname(os.path.abspath(config.socket))
+    if not os.path.isdir(directory):  # e.g. /run/initd: the service (the agent) binds here
+        os.makedirs(directory, mode=0o755)
+        if account is not None and os.geteuid() == 0:
+            os.chown(directory, account.uid, account.gid)
+    with log.phase(logger, "hook service start", socket=config.socket) as fields:
+        service.start()
+        fields["ready"] = wait_for_socket(config.socket, service)
+    return service
+
+
+def wait_for_socket(path: str, service: Supervised, timeout: float = 10.0) -> bool:
+    """True once a connection succeeds; False if the service died or time ran out (the
+    agent starts anyway: a hook service is never a reason not to run the agent)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket(socket.AF_UNIX) as probe:
+            try:
+                probe.connect(path)
+                return True
+            except OSError:
+                pass
+        if service.child is None or service.child.poll() is not None:
+            return False
+        time.sleep(0.02)
+    return False
+
+
+def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
+              service: Supervised | None = None) -> int:
+    """Until the agent is done: forward signals, restart by policy, stop on TERM/INT/QUIT.
+    The hook service, if any, is kept alive alongside; only the agent's fate ends it."""
+    children = [agent] if service is None else [agent, service]
     while not agent.state.final:
-        fds = [signals.fileno(), *(child.fileno() for child in agent.waitables())]
-        select.select(fds, [], [], agent.timeout())
+        fds = [signals.fileno(), *(c.fileno() for child in children for c in child.waitables())]
+        timeouts = [t for t in (child.timeout() for child in children) if t is not None]
+        select.select(fds, [], [], min(timeouts) if timeouts else None)
         for sig in signals.drain():
             if sig in STOP_SIGNALS:
                 return stop(agent, sig, logger)
             agent.forward(sig)
-        agent.tick()
+        for child in children:
+            child.tick()
     assert agent.last_code is not None
     return agent.last_code
 

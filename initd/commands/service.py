@@ -41,8 +41,10 @@ def main(argv: Sequence[str]) -> int:
     from initd.hooks import session
 
     agent = users.lookup(config.user) if config.user else None
-    service = HookService(session.context(config, agent, logger), config.hooks_dir,
-                          args.max_reprompts)
+    # A (re)started service recovers its own file hooks a crash left running (and
+    # queues them again); a session hook may still really run in the supervisor.
+    ctx = session.context(config, agent, logger, recover=("file",))
+    service = HookService(ctx, config.hooks_dir, args.max_reprompts)
     path = args.socket or os.environ.get("INITD_SOCKET") or DEFAULT_SOCKET
     server = UnixWSGIServer(path, make_app(service),
                             group=agent.gid if agent is not None else None)

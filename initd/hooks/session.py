@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from initd import proc, users
@@ -46,15 +46,16 @@ def session_id(config: Settings, log: Logger) -> str:
 
 
 def context(config: Settings, agent: users.Account | None, log: Logger,
-            session: str | None = None, *, recover: bool = False) -> HookContext:
-    """The context for running hooks. ``recover`` (boot only: nothing of initd's runs
-    yet) marks hooks a crash left ``running`` as interrupted; a commit or a CLI run must
-    not, as a background session hook may really be running."""
+            session: str | None = None, *, recover: Iterable[str] = ()) -> HookContext:
+    """The context for running hooks. ``recover`` names the hook types whose ``running``
+    entries a crash left behind are marked interrupted: boot recovers every type (nothing
+    of initd's runs yet), a (re)started hook service its own file hooks; a commit or a
+    CLI run none, as a background session hook may really be running."""
     agent = agent or users.lookup(str(os.geteuid()))
     session = session or session_id(config, log)
     owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
     store = StatusStore.for_session(agent.home, session, owner)
-    for hook_id in store.recover() if recover else ():
+    for hook_id in store.recover(recover) if recover else ():
         log.warning("hook was still running when initd last stopped: recorded as failed",
                     hook=hook_id, status=store.path)
     return HookContext(workspace=config.workspace, session_id=session, agent=agent,

@@ -13,7 +13,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -139,14 +139,15 @@ class StatusStore:
             )
         return self.update(change)
 
-    def recover(self) -> list[str]:
-        """Hooks left ``running`` by a crash: marked failed (``interrupted``); file hooks
-        are queued again. Returns their ids."""
+    def recover(self, types: Iterable[str] = ("session", "file", "pre-commit")) -> list[str]:
+        """Hooks of ``types`` left ``running`` by a crash: marked failed (``interrupted``);
+        file hooks are queued again. Returns their ids."""
         recovered: list[str] = []
+        kinds = frozenset(types)
 
         def change(status: Status) -> None:
             for hook_id, entry in status["hooks"].items():
-                if entry.get("lastResult") != "running":
+                if entry.get("lastResult") != "running" or entry.get("type") not in kinds:
                     continue
                 recovered.append(hook_id)
                 entry.pop("pid", None)

@@ -1,0 +1,117 @@
+"""The hook service as initd's supervised child (opt-in with --socket for now)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.hooks.test_filehooks import checker, git, settle
+from tests.hooks.test_session import add_hook
+from tests.service.support import call
+from tests.support.harness import wait_for
+
+ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[tuple[Path, str, str]]:
+    repo = tmp_path / "ws"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    sid = f"sup-{uuid.uuid4().hex[:8]}"
+    yield repo, sid, str(tmp_path / "run" / "initd.sock")
+    shutil.rmtree(os.path.join(ROOT_HOME, ".discobot", sid), ignore_errors=True)
+
+
+def args(repo: Path, sid: str, sock: str, *cmd: str) -> list[str]:
+    return ["--workspace", str(repo), "--session-id", sid, "--hooks-dir", str(repo / "none"),
+            "--socket", sock, "--", *cmd]
+
+
+def service_process(init) -> psutil.Process:  # type: ignore[no-untyped-def]
+    return wait_for(lambda: next((p for p in init.descendants()
+                                  if "service" in p.cmdline()), None), what="hook service")
+
+
+def test_the_agent_reaches_the_api_through_initd_socket(initd, ws) -> None:
+    repo, sid, sock = ws
+    checker(repo, "10-a.sh", "*.a", "BAD")
+    (repo / "x.a").write_text("BAD\n")
+    settle()
+    probe = ("import json, os; from initd.service import client; "
+             "print(os.environ['INITD_SOCKET']); "
+             "print(json.dumps(client.call('POST', '/v1/turn', {'trigger': 'user'})[1]))")
+    init = initd(args(repo, sid, sock, sys.executable, "-c", probe))
+    assert init.wait() == 0, init.stderr
+    assert init.stdout_lines[0] == sock
+    assert json.loads(init.stdout_lines[1])["action"] == "reprompt"
+    assert not os.path.exists(sock)  # the service went with initd, and took its socket
+
+
+def test_a_killed_service_is_restarted_and_the_agent_keeps_running(initd, ws) -> None:
+    repo, sid, sock = ws
+    init = initd(args(repo, sid, sock, "sleep", "1000"))
+    first = service_process(init)
+    wait_for(lambda: os.path.exists(sock), what="socket")
+    agent = next(p for p in init.descendants() if p.name() == "sleep")
+    first.send_signal(signal.SIGKILL)
+    second = wait_for(lambda: next((p for p in init.descendants() if "service" in p.cmdline()
+                                    and p.pid != first.pid), None), timeout=15,
+                      what="a restarted service")
+    assert second.pid != first.pid
+    wait_for(lambda: _health(sock), timeout=15, what="the restarted API")
+    assert agent.is_running() and agent.status() != psutil.STATUS_ZOMBIE
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 128 + signal.SIGTERM
+    assert "restarting after backoff" in init.stderr
+
+
+def test_killed_mid_evaluation_the_hook_stays_pending_and_is_recovered(initd, ws) -> None:
+    repo, sid, sock = ws
+    add_hook(repo / ".discobot" / "hooks", "10-slow.sh", "sleep 1000", type="file",
+             pattern="*.slow")
+    (repo / "x.slow").write_text("1\n")
+    settle()
+    init = initd(args(repo, sid, sock, "sleep", "1000"))
+    service = service_process(init)
+    wait_for(lambda: _health(sock), what="the API")
+    import threading
+
+    threading.Thread(target=lambda: _quiet_turn(sock), daemon=True).start()
+    status_file = Path(ROOT_HOME, ".discobot", sid, "hooks", "status.json")
+    wait_for(lambda: status_file.exists() and json.loads(status_file.read_text())["hooks"]
+             .get("10-slow", {}).get("lastResult") == "running", what="the hook running")
+    service.send_signal(signal.SIGKILL)
+    wait_for(lambda: json.loads(status_file.read_text())["hooks"]["10-slow"].get(
+        "interrupted"), timeout=20, what="recovery by the restarted service")
+    status = json.loads(status_file.read_text())
+    assert status["pendingHooks"] == ["10-slow"]
+    assert status["hooks"]["10-slow"]["lastResult"] == "failure"
+    init.signal(signal.SIGTERM)
+    init.wait()
+
+
+def _health(sock: str) -> bool:
+    try:
+        return call(sock, "GET", "/v1/health")[0] == 200
+    except Exception:
+        return False
+
+
+def _quiet_turn(sock: str) -> None:
+    try:
+        call(sock, "POST", "/v1/turn", {"trigger": "user"})
+    except Exception:
+        pass  # the service is killed under it: that is the point
+
+
