@@ -147,6 +147,7 @@ class Settings(NamedTuple):
 
     command: tuple[str, ...]
     workspace: str
+    workspace_given: bool  # set by flag, environment or config (not just the cwd)
     user: str | None
     grace: float
     remap_exit: tuple[tuple[int, int], ...]
@@ -178,6 +179,7 @@ def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settin
     values = {opt.name: _resolve(opt, flags, environ, config, config_path) for opt in OPTIONS}
     return Settings(
         command=tuple(flags.command),
+        workspace_given=values["workspace"] is not None,
         workspace=values.pop("workspace") or os.getcwd(),
         config=config_path if config else None,
         warnings=tuple(warnings),

@@ -48,7 +48,7 @@ def boot(flags: argparse.Namespace) -> int:
         logger.warning(warning)
     account = agent_account(config)
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
-    repo = precommit.Repo.find(config.workspace) if config.precommit else None
+    repo = precommit.Repo.find(config.workspace) if wants_precommit(config) else None
     session = None
     if repo is not None or config.socket or any(hook.type == "session" for hook in hooks):
         from initd.hooks import session as sessions  # status, json, threads: on demand
@@ -118,6 +118,13 @@ def session_hooks(config: settings.Settings, account: users.Account | None,
         ctx = sessions.context(config, account, logger, session,
                                recover=("session", "file", "pre-commit"))
         return sessions.run_session_hooks(hooks, ctx, cancel=signals.stop)
+
+
+def wants_precommit(config: settings.Settings) -> bool:
+    """Only a workspace someone named, or one with hooks, gets the chain: `initd -- cmd`
+    used tini-style inside some git checkout must not rewrite that checkout's hooks."""
+    return config.precommit and (
+        config.workspace_given or os.path.isdir(discovery.workspace_dir(config.workspace)))
 
 
 def install_precommit(repo: precommit.Repo, account: users.Account | None,

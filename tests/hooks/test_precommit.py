@@ -323,3 +323,17 @@ def test_a_commit_does_not_recover_a_hook_that_is_really_running(repo: Path, tmp
     install(repo, sid)
     assert commit(repo).returncode == 0
     assert store.read()["hooks"]["warm"]["lastResult"] == "running"
+
+
+def test_boot_leaves_a_plain_checkout_alone(repo: Path, tmp_path: Path, sid: str) -> None:
+    """`initd -- cmd` run tini-style inside some git checkout must not rewrite its hooks:
+    only an explicit workspace, or one with .discobot/hooks, gets the chain."""
+    plain = run(["--hooks-dir", str(tmp_path / "none"), "--session-id", sid, "--", "true"],
+                cwd=str(repo))
+    assert plain.code == 0
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    (repo / ".discobot" / "hooks").mkdir(parents=True)
+    with_hooks = run(["--hooks-dir", str(tmp_path / "none"), "--session-id", sid, "--",
+                      "true"], cwd=str(repo))
+    assert with_hooks.code == 0
+    assert precommit.is_managed(str(repo / ".git" / "hooks" / "pre-commit"))
