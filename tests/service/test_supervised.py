@@ -63,7 +63,8 @@ def test_a_killed_service_is_restarted_and_the_agent_keeps_running(initd, ws) ->
     init = initd(args(repo, sid, sock, "sleep", "1000"))
     first = service_process(init)
     wait_for(lambda: os.path.exists(sock), what="socket")
-    agent = next(p for p in init.descendants() if p.name() == "sleep")
+    agent = wait_for(lambda: next((p for p in init.descendants() if p.name() == "sleep"),
+                                  None), what="the agent")
     first.send_signal(signal.SIGKILL)
     second = wait_for(lambda: next((p for p in init.descendants() if "service" in p.cmdline()
                                     and p.pid != first.pid), None), timeout=15,
