@@ -30,6 +30,7 @@ INHERIT = None
 DEVNULL = subprocess.DEVNULL
 PIPE = subprocess.PIPE
 STDOUT = subprocess.STDOUT  # for stderr: into the same pipe, in arrival order
+KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone
 
 
 class ExecFailed(InitdError):
@@ -194,6 +195,11 @@ def stop(child: Child, sig: int, grace: float) -> int:
     child.signal_group(signal.SIGKILL)
     code = child.popen.wait()
     child.poll()  # closes the pidfd
+    # SIGKILL is delivered, not instant: let the group's last members finish dying, so
+    # "stopped" means dead (bounded: a process in uninterruptible sleep may take longer).
+    until = time.monotonic() + KILL_SETTLE
+    while child.group_alive() and time.monotonic() < until:
+        time.sleep(0.005)
     return code
 
 
