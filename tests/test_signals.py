@@ -79,9 +79,11 @@ def test_job_control_signals_are_ignored_by_pid1(initd) -> None:
 def test_pipeline_leaves_no_process_behind(initd, pidns: bool) -> None:
     """dumb-init's `yes|tail & yes|tail` case: the whole group goes, not only the leader."""
     init = initd(["--", "sh", "-c", "yes | tail & yes | tail"], pidns=pidns)
-    tree = wait_for(lambda: [p for p in init.descendants() if p.name() in ("yes", "tail")]
-                    if len(init.descendants()) >= 5 else None, what="the pipeline")
-    assert len(tree) == 4, tree  # type: ignore[arg-type]
+    def pipeline() -> list[psutil.Process] | None:
+        found = [p for p in init.descendants() if p.name() in ("yes", "tail")]
+        return found if len(found) == 4 else None
+
+    tree = wait_for(pipeline, what="the pipeline's four processes")
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM
     assert not [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]

@@ -38,9 +38,16 @@ def args(repo: Path, sid: str, sock: str, *cmd: str) -> list[str]:
             "--socket", sock, "--", *cmd]
 
 
+def is_service(p: psutil.Process) -> bool:
+    try:
+        return "service" in p.cmdline()
+    except psutil.Error:  # exited (or a zombie) while we looked
+        return False
+
+
 def service_process(init) -> psutil.Process:  # type: ignore[no-untyped-def]
-    return wait_for(lambda: next((p for p in init.descendants()
-                                  if "service" in p.cmdline()), None), what="hook service")
+    return wait_for(lambda: next((p for p in init.descendants() if is_service(p)), None),
+                    what="hook service")
 
 
 def test_the_agent_reaches_the_api_through_initd_socket(initd, ws) -> None:
@@ -66,7 +73,7 @@ def test_a_killed_service_is_restarted_and_the_agent_keeps_running(initd, ws) ->
     agent = wait_for(lambda: next((p for p in init.descendants() if p.name() == "sleep"),
                                   None), what="the agent")
     first.send_signal(signal.SIGKILL)
-    second = wait_for(lambda: next((p for p in init.descendants() if "service" in p.cmdline()
+    second = wait_for(lambda: next((p for p in init.descendants() if is_service(p)
                                     and p.pid != first.pid), None), timeout=15,
                       what="a restarted service")
     assert second.pid != first.pid

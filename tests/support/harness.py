@@ -100,12 +100,33 @@ class Initd:
         return b"".join(self._stderr).decode(errors="replace")
 
     def descendants(self) -> list[psutil.Process]:
-        return psutil.Process(self.init_pid).children(recursive=True)
+        """initd's live descendants, names already read: psutil caches a name, so a test's
+        later p.name() cannot fail for a process that exits in between."""
+        found = []
+        for process in psutil.Process(self.init_pid).children(recursive=True):
+            try:
+                process.name()
+            except psutil.Error:
+                continue  # gone while we looked
+            found.append(process)
+        return found
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
+        """End it and everything under it: a subreaper's orphans would outlive a plain kill
+        (and a leftover `yes | tail` starves the tests that follow)."""
+        if self.proc.poll() is not None:
+            return
+        try:
+            tree = psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.Error:
+            tree = []
+        self.proc.kill()
+        for process in tree:
+            try:
+                process.kill()
+            except psutil.Error:
+                pass  # already gone
+        self.proc.wait(10)
 
 
 def _clean_env() -> dict[str, str]:
