@@ -87,8 +87,7 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         if not files:
             _done(store, hook.id)
             continue
-        result = run_one(hook, ctx, stdin=_payload(hook, files, ctx), cancel=cancel,
-                         extra_env=_env(hook, files, ctx))
+        result = run_file_hook(hook, files, ctx, cancel)
         ran.append(Ran(hook, tuple(files), result))
         if result.cancelled:
             return Evaluation(CANCELLED, tuple(ran), tuple(_pending(store)))
@@ -98,6 +97,14 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         action = REPROMPT if hook.notify_llm else STOPPED
         return Evaluation(action, tuple(ran), tuple(_pending(store)))
     return Evaluation(NONE, tuple(ran), tuple(_pending(store)))
+
+
+def run_file_hook(hook: Hook, files: Sequence[str], ctx: HookContext,
+                  cancel: threading.Event | None = None) -> Result:
+    """One file hook against ``files``, with every input the seed and DESIGN.md give it."""
+    ctx.store.prepare()  # the NUL list lives in output/
+    return run_one(hook, ctx, stdin=_payload(hook, files, ctx), cancel=cancel,
+                   extra_env=_env(hook, files, ctx))
 
 
 def _env(hook: Hook, files: Sequence[str], ctx: HookContext) -> dict[str, str]:

@@ -11,7 +11,7 @@ import os
 import threading
 from typing import Any
 
-from initd.hooks import discovery, filehooks, message, patterns
+from initd.hooks import changes, discovery, filehooks, message, patterns
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
 from initd.hooks.session import HookContext, run_one
@@ -72,13 +72,12 @@ class HookService:
         hook = next((h for h in self.discover().hooks if h.id == hook_id), None)
         if hook is None:
             return None
-        extra = None
-        if hook.type == "file":
-            from initd.hooks import changes
-
-            files = patterns.matching(hook.pattern or "", changes.dirty_files(self.ctx.workspace))
-            extra = {"DISCOBOT_CHANGED_FILES": " ".join(files)}
-        result = run_one(hook, self.ctx, extra_env=extra)
+        if hook.type == "file":  # the same inputs as in an evaluation
+            dirty = changes.dirty_files(self.ctx.workspace)
+            result = filehooks.run_file_hook(hook, patterns.matching(hook.pattern or "", dirty),
+                                             self.ctx)
+        else:
+            result = run_one(hook, self.ctx)
         return {"hookId": hook.id, "success": result.ok, "exitCode": result.exit_code,
                 "timedOut": result.timed_out, "outputPath": result.output_path}
 

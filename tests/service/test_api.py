@@ -200,3 +200,16 @@ def test_cli_verbs_without_a_service_say_so(tmp_path: Path) -> None:
     out = verb("status", sock=str(tmp_path / "absent.sock"))
     assert out.returncode == 125
     assert "no hook service at" in out.stderr and "INITD_SOCKET" in out.stderr
+
+
+def test_rerun_gives_a_file_hook_the_same_inputs_as_an_evaluation(service: str, repo: Path,
+                                                                   tmp_path: Path) -> None:
+    dump = tmp_path / "inputs"
+    add_hook(repo / ".discobot" / "hooks", "40-dump.sh",
+             f'cat > {dump}.json; cp "$DISCOBOT_CHANGED_FILES_LIST" {dump}.nul',
+             type="file", pattern="*.d")
+    (repo / "one two.d").write_text("x\n")
+    code, answer = call(service, "POST", "/v1/hooks/40-dump/rerun")
+    assert (code, answer["success"]) == (200, True)
+    assert json.loads(Path(f"{dump}.json").read_text())["files"] == ["one two.d"]
+    assert Path(f"{dump}.nul").read_bytes() == b"one two.d\0"
