@@ -13,12 +13,18 @@ import os
 import subprocess
 
 
+def git_env() -> dict[str, str]:
+    """initd's own git calls see none of a calling git's GIT_DIR/GIT_INDEX_FILE (a hook
+    or a commit may be what called us)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
 def git(workspace: str, *args: str) -> subprocess.CompletedProcess[bytes]:
-    # None of a calling git's GIT_DIR/GIT_INDEX_FILE; trust this one path (the agent's
-    # workspace may belong to root, or root may read the agent's).
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    """git in ``workspace``, trusting that one path (the agent's workspace may belong to
+    root, or root may read the agent's): initd's only way of calling git there."""
     return subprocess.run(["git", "-c", f"safe.directory={workspace}", "-C", workspace, *args],
-                          capture_output=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+                          capture_output=True, env=git_env(), stdin=subprocess.DEVNULL,
+                          timeout=120)
 
 
 def _paths(out: bytes) -> list[str]:

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from initd.errors import InitdError
+from initd.hooks import changes
 from initd.hooks.model import Hook
 
 MARKER = "discobot:managed"
@@ -47,19 +48,15 @@ class Repo:
             return None
 
     def git(self, *args: str) -> str:
-        # Scoped trust for this path only (root reading a repo the agent owns would be
-        # "dubious ownership"), and none of a calling git's GIT_DIR/GIT_INDEX_FILE.
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        argv = ["git", "-c", f"safe.directory={self.workspace}", "-C", self.workspace, *args]
         try:
-            out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=30,
-                                 stdin=subprocess.DEVNULL)
+            out = changes.git(self.workspace, *args)
         except (OSError, subprocess.TimeoutExpired) as err:
             raise InitdError(f"git {' '.join(args)}: {err}") from None
         if out.returncode != 0:
+            error = out.stderr.decode(errors="replace").strip()
             raise InitdError(f"{self.workspace}: not a git repository "
-                             f"({out.stderr.strip() or 'git ' + args[0] + ' failed'})")
-        return out.stdout.strip()
+                             f"({error or 'git ' + args[0] + ' failed'})")
+        return os.fsdecode(out.stdout).strip()
 
     @property
     def hook(self) -> str:
@@ -126,7 +123,7 @@ def trust_for(repo: Repo, home: str, owner: tuple[int, int]) -> bool:
     if owner[0] == repo.owner[0]:
         return False  # the agent owns it: git has nothing to object to
     config = os.path.join(home, ".gitconfig")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env = changes.git_env()
     listed = subprocess.run(["git", "config", "--file", config, "--get-all", "safe.directory"],
                             env=env, capture_output=True, text=True)
     if repo.top in listed.stdout.splitlines():
