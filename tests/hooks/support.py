@@ -1,11 +1,59 @@
-"""Helpers for the hook tests."""
+"""Helpers shared by the hook and service tests: results, git repositories, contexts."""
 
 from __future__ import annotations
 
+import os
+import pwd
+import shutil
+import subprocess
+from pathlib import Path
+
+from initd import log, options, settings
+from initd.hooks import session
 from initd.hooks.runner import Result
+
+ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir  # where hooks run as the tests' user keep state
+GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
 def result(code: int, path: str = "/tmp/x.log") -> Result:
     return Result(exit_code=code, signal=None, timed_out=False, cancelled=False, duration=0.1,
                   output_path=path, truncated=False, exec_error=None, head=b"", tail=b"",
                   lines=0)
+
+
+def git(repo: Path, *args: str, user: str | None = None,
+        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """git in ``repo`` (as ``user`` when given), free of any calling git's GIT_*."""
+    prefix = ["runuser", "-u", user, "--"] if user else []
+    return subprocess.run([*prefix, "git", "-C", str(repo), *args], capture_output=True,
+                          text=True, env=GIT_ENV, timeout=60, input=stdin)
+
+
+def git_ok(repo: Path, *args: str) -> None:
+    """git for a test's set-up: a failure fails the test here, not later."""
+    out = git(repo, *args)
+    assert out.returncode == 0, f"git {' '.join(args)}: {out.stderr}"
+
+
+def git_repo(path: Path, identity: bool = True) -> Path:
+    """A fresh repository at ``path`` (with a committer identity unless told not)."""
+    path.mkdir(parents=True)
+    git_ok(path, "init", "-q")
+    if identity:
+        git_ok(path, "config", "user.email", "agent@example.com")
+        git_ok(path, "config", "user.name", "Agent")
+    return path
+
+
+def hook_context(workspace: Path, sid: str) -> session.HookContext:
+    """A HookContext for ``workspace`` as initd would build it (no image hooks)."""
+    flags = options.parse(["--workspace", str(workspace), "--session-id", sid, "--hooks-dir",
+                           str(workspace / "no-image"), "--", "true"])
+    return session.context(settings.load(flags, {}), None, log.get(), sid)
+
+
+def forget_session(sid: str, *homes: str) -> None:
+    """Remove the state a test's session left under ~/.discobot."""
+    for home in (ROOT_HOME, *homes):
+        shutil.rmtree(os.path.join(home, ".discobot", sid), ignore_errors=True)

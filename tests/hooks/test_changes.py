@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from initd.hooks import changes
+from tests.hooks.support import GIT_ENV
 
-GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 SEC = 1_000_000_000
 MARKER = 1_700_000_000 * SEC  # an arbitrary fixed instant; files are dated around it
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import shutil
-import subprocess
 import threading
 import time
 import uuid
@@ -16,46 +13,26 @@ from pathlib import Path
 import psutil
 import pytest
 
-from initd import log, settings
 from initd.hooks import discovery, filehooks, message, session
 from initd.hooks.model import Hook
+from tests.hooks.support import forget_session, git_ok, git_repo, hook_context
 from tests.hooks.test_session import add_hook
-
-GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                   env=GIT_ENV)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    git(path, "init", "-q")
-    git(path, "config", "user.email", "a@example.com")
-    git(path, "config", "user.name", "A")
+    path = git_repo(tmp_path / "ws")
     (path / "README").write_text("hello\n")
-    git(path, "add", "README")
-    git(path, "commit", "-qm", "init")
+    git_ok(path, "add", "README")
+    git_ok(path, "commit", "-qm", "init")
     return path
 
 
 @pytest.fixture
 def ctx(repo: Path) -> Iterator[session.HookContext]:
     sid = f"fh-{uuid.uuid4().hex[:8]}"
-    config = settings.load(_flags(repo, sid), {})
-    yield session.context(config, None, log.get(), sid)
-    shutil.rmtree(os.path.join(ROOT_HOME, ".discobot", sid), ignore_errors=True)
-
-
-def _flags(repo: Path, sid: str) -> object:
-    from initd import options
-
-    return options.parse(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
-                          str(repo / "no-image"), "--", "true"])
+    yield hook_context(repo, sid)
+    forget_session(sid)
 
 
 def settle() -> None:
@@ -167,8 +144,8 @@ def test_hook_inputs_env_nul_list_and_json_stdin_with_odd_names(repo: Path, ctx,
 def test_deleted_files_and_a_repository_without_head(tmp_path: Path, ctx, repo: Path) -> None:
     checker(repo, "10-a.sh", "*.md", "BAD")
     (repo / "gone.md").write_text("x\n")
-    git(repo, "add", "gone.md")
-    git(repo, "commit", "-qm", "add")
+    git_ok(repo, "add", "gone.md")
+    git_ok(repo, "commit", "-qm", "add")
     filehooks.evaluate(hooks_of(repo), ctx)  # marker set
     time.sleep(0.05)
     (repo / "gone.md").unlink()
@@ -177,18 +154,15 @@ def test_deleted_files_and_a_repository_without_head(tmp_path: Path, ctx, repo: 
 
 
 def test_no_head_yet(tmp_path: Path) -> None:
-    ws = tmp_path / "fresh"
-    ws.mkdir()
-    git(ws, "init", "-q")
+    ws = git_repo(tmp_path / "fresh", identity=False)
     checker(ws, "10-a.sh", "*.a", "BAD")
     (ws / "x.a").write_text("BAD\n")
     sid = f"fh-{uuid.uuid4().hex[:8]}"
-    ctx = session.context(settings.load(_flags(ws, sid), {}), None, log.get(), sid)
     try:
-        result = filehooks.evaluate(hooks_of(ws), ctx)
+        result = filehooks.evaluate(hooks_of(ws), hook_context(ws, sid))
         assert result.action == filehooks.REPROMPT and result.failed.files == ("x.a",)
     finally:
-        shutil.rmtree(os.path.join(ROOT_HOME, ".discobot", sid), ignore_errors=True)
+        forget_session(sid)
 
 
 def test_cancel_stops_the_hook_group_and_keeps_it_pending(repo: Path, ctx,

@@ -17,12 +17,11 @@ from pathlib import Path
 import pytest
 
 from initd.hooks import precommit
+from tests.hooks.support import GIT_ENV, ROOT_HOME, git, git_repo
 from tests.hooks.test_session import add_hook
 from tests.support.harness import run
 
 INITD = [sys.executable, "-m", "initd"]
-GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
 
 
 @pytest.fixture
@@ -35,21 +34,9 @@ def sid() -> Iterator[str]:
         shutil.rmtree(os.path.join(home, ".discobot", session), ignore_errors=True)
 
 
-def git(repo: Path, *args: str, user: str | None = None,
-        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    prefix = ["runuser", "-u", user, "--"] if user else []
-    return subprocess.run([*prefix, "git", "-C", str(repo), *args], capture_output=True,
-                          text=True, env=GIT_ENV, timeout=60, input=stdin)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q")
-    git(path, "config", "user.email", "agent@example.com")
-    git(path, "config", "user.name", "Agent")
-    return path
+    return git_repo(tmp_path / "repo")
 
 
 def hooks_dir(repo: Path) -> Path:

@@ -15,9 +15,9 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.hooks.support import ROOT_HOME
 from tests.support.harness import Initd, run, wait_for
 
-ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
 # The status store lives in the real home of the hooks' user (~/.discobot/<session>):
 # every session id a test here uses is cleared before and after it, so runs never mix.
 SESSIONS = ("order", "fail", "bg", "slow", "env", "bad", "users", "crash", "cli-run",

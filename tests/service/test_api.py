@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import pwd
-import shutil
 import signal
 import socket
 import stat
@@ -20,19 +19,15 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.hooks.test_filehooks import checker, git, settle
+from tests.hooks.support import forget_session, git_repo
+from tests.hooks.test_filehooks import checker, settle
 from tests.hooks.test_session import add_hook
 from tests.service.support import call, start
-
-ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    git(path, "init", "-q")
-    return path
+    return git_repo(tmp_path / "ws", identity=False)
 
 
 @pytest.fixture
@@ -47,7 +42,7 @@ def service(repo: Path, tmp_path: Path) -> Iterator[str]:
     yield sock
     proc.send_signal(signal.SIGTERM)
     proc.wait(10)
-    shutil.rmtree(os.path.join(ROOT_HOME, ".discobot", sid), ignore_errors=True)
+    forget_session(sid)
 
 
 def test_health_hooks_status(service: str) -> None:
@@ -160,7 +155,7 @@ def test_agent_group_owns_the_socket(repo: Path, tmp_path: Path,
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
-        shutil.rmtree(os.path.join(agent_user.pw_dir, ".discobot", sid), ignore_errors=True)
+        forget_session(sid, agent_user.pw_dir)
 
 
 def _pgid(pid: int) -> int | None:

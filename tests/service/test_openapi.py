@@ -3,9 +3,6 @@ conforming (schemathesis, in-process over WSGI)."""
 
 from __future__ import annotations
 
-import os
-import pwd
-import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,30 +11,21 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from initd import log, options
-from initd import settings as initd_settings
-from initd.hooks import session
 from initd.service.app import make_app
 from initd.service.core import HookService
-from tests.hooks.test_filehooks import checker, git
-
-ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
+from tests.hooks.support import forget_session, git_repo, hook_context
+from tests.hooks.test_filehooks import checker
 
 
 @pytest.fixture
 def api_schema(tmp_path: Path) -> Iterator[object]:
-    repo = tmp_path / "ws"
-    repo.mkdir()
-    git(repo, "init", "-q")
+    repo = git_repo(tmp_path / "ws", identity=False)
     checker(repo, "10-a.sh", "*.a", "BAD")
     (repo / "x.a").write_text("BAD\n")
     sid = f"oas-{uuid.uuid4().hex[:8]}"
-    flags = options.parse(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
-                           str(repo / "no-image"), "--", "true"])
-    ctx = session.context(initd_settings.load(flags, {}), None, log.get(), sid)
-    app = make_app(HookService(ctx, str(repo / "no-image")))
+    app = make_app(HookService(hook_context(repo, sid), str(repo / "no-image")))
     yield schemathesis.openapi.from_wsgi("/v1/openapi.json", app)
-    shutil.rmtree(os.path.join(ROOT_HOME, ".discobot", sid), ignore_errors=True)
+    forget_session(sid)
 
 
 def test_api_conforms_to_its_openapi_document(api_schema) -> None:

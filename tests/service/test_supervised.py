@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import shutil
 import signal
 import sys
 import uuid
@@ -15,22 +13,19 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.hooks.test_filehooks import checker, git, settle
+from tests.hooks.support import ROOT_HOME, forget_session, git_repo
+from tests.hooks.test_filehooks import checker, settle
 from tests.hooks.test_session import add_hook
 from tests.service.support import call
 from tests.support.harness import wait_for
 
-ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir
-
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[tuple[Path, str, str]]:
-    repo = tmp_path / "ws"
-    repo.mkdir()
-    git(repo, "init", "-q")
+    repo = git_repo(tmp_path / "ws", identity=False)
     sid = f"sup-{uuid.uuid4().hex[:8]}"
     yield repo, sid, str(tmp_path / "run" / "initd.sock")
-    shutil.rmtree(os.path.join(ROOT_HOME, ".discobot", sid), ignore_errors=True)
+    forget_session(sid)
 
 
 def args(repo: Path, sid: str, sock: str, *cmd: str) -> list[str]:
