@@ -81,8 +81,19 @@ def parser() -> Parser:
         f"{settings.DEFAULT_HOOKS_DIR})")
     add("--secret", metavar="NAME", action="append", help="an environment variable no "
         "hook may see; repeatable (INITD_SECRETS; default DISCOBOT_SECRET)")
-    add("--socket", metavar="PATH", help="run the supervised hook service with its "
-        "control API on this Unix socket; the agent gets it as INITD_SOCKET")
+    add("--socket", metavar="PATH", type=typed(settings.path), help="where the hook "
+        "service's control API listens; the agent gets it as INITD_SOCKET (INITD_SOCKET; "
+        f"default {settings.DEFAULT_SOCKET})")
+    add("--service", dest="service", action="store_const", const=True, help="always run "
+        "the hook service (INITD_SERVICE=1; default: when there is a workspace)")
+    add("--no-service", dest="service", action="store_const", const=False,
+        help="never run the hook service (INITD_SERVICE=0)")
+    add("--ready-port", metavar="PORT", type=typed(settings.port), help="the agent is "
+        "ready once this port on loopback accepts a connection (INITD_READY_PORT)")
+    add("--ready-url", metavar="URL", type=typed(settings.url), help="... or once this URL "
+        "answers 200-399 (INITD_READY_URL); with neither, ready when started")
+    add("--max-reprompts", metavar="N", type=typed(settings.count), help="hook-triggered "
+        "re-prompts per user message (INITD_MAX_REPROMPTS; default 3)")
     add("--no-precommit", dest="precommit", action="store_const", const=False,
         help="do not install the managed git pre-commit chain (INITD_PRECOMMIT=0)")
     add("-v", "--verbose", action="count",

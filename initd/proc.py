@@ -50,6 +50,7 @@ class Spec(NamedTuple):
     stdin: int | IO[bytes] | None = DEVNULL
     stdout: int | IO[bytes] | None = INHERIT
     stderr: int | IO[bytes] | None = INHERIT
+    pass_fds: tuple[int, ...] = ()  # kept open in the child, at the same numbers
 
 
 class Child:
@@ -101,13 +102,51 @@ def _proc_groups() -> list[tuple[str, int]]:
     found = []
     for name in os.listdir("/proc"):
         if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue  # gone while we looked
-            found.append((fields[0].decode(), int(fields[2])))
+            fields = _stat_fields(name)
+            if fields is not None:
+                found.append((fields[0].decode(), int(fields[2])))
     return found
+
+
+def _stat_fields(pid: int | str) -> list[bytes] | None:
+    """/proc/PID/stat from field 3 (state) on; None once the process is gone. The command
+    name may hold spaces and parentheses: split after the last ')'."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def start_ticks(pid: int) -> int | None:
+    """When ``pid`` started, in clock ticks since boot: with the pid, who it really is
+    (a pid alone may have been reused)."""
+    fields = _stat_fields(pid)
+    return int(fields[19]) if fields is not None else None  # field 22, starttime
+
+
+def stop_leftover_group(pgid: int, leader_started: int | None, grace: float) -> bool:
+    """Stop a hook's process group that the process running it left behind when it died
+    (TERM to the group, ``grace``, KILL). Only while its leader is alive with the start
+    time recorded: a pid (and so a group id) may since have been reused, and a group is
+    never signalled on a guess. Returns True when there was such a group."""
+    if leader_started is None or start_ticks(pgid) != leader_started:
+        return False
+
+    def alive() -> bool:
+        return any(pgrp == pgid and state not in "ZX" for state, pgrp in _proc_groups())
+
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return True
+        deadline = time.monotonic() + wait
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not alive():
+            break
+    return True
 
 
 def spawn(spec: Spec) -> Child:
@@ -126,6 +165,7 @@ def spawn(spec: Spec) -> Child:
             process_group=0,
             restore_signals=True,
             close_fds=True,
+            pass_fds=spec.pass_fds,
             # In the child: setgroups (so no root supplementary group survives), setgid,
             # then setuid; None leaves each as it is.
             user=None if account is None else account.uid,

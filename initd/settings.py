@@ -18,6 +18,7 @@ from initd.errors import InitdError
 
 DEFAULT_CONFIG = "/etc/initd/initd.yaml"
 DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
+DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
 
 
 class Restart(enum.StrEnum):
@@ -90,6 +91,19 @@ def names(value: object) -> tuple[str, ...]:
     return tuple(str(item) for item in items)
 
 
+def port(value: object) -> int:
+    text = str(value)
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise ValueError("expected a TCP port number from 1 to 65535")
+    return int(text)
+
+
+def url(value: object) -> str:
+    from initd import readiness  # urllib.parse: only when a URL is really given
+
+    return readiness.validate_url(value)
+
+
 def path(value: object) -> str:
     """A path, kept as text: pathlib would be one more import on every boot."""
     text = str(value)
@@ -137,7 +151,11 @@ OPTIONS = (
     Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
     Option("secret", names, ("DISCOBOT_SECRET",), ("INITD_SECRETS",)),
     Option("precommit", boolean, True, ("INITD_PRECOMMIT",)),
-    Option("socket", optional_text, None, ("INITD_SOCKET",)),
+    Option("socket", path, DEFAULT_SOCKET, ("INITD_SOCKET",)),
+    Option("service", boolean, None, ("INITD_SERVICE",)),  # None: when there is a workspace
+    Option("ready_port", port, None, ("INITD_READY_PORT",)),
+    Option("ready_url", url, None, ("INITD_READY_URL",)),
+    Option("max_reprompts", count, 3, ("INITD_MAX_REPROMPTS",)),
 )
 
 
@@ -161,7 +179,11 @@ class Settings(NamedTuple):
     hooks_dir: str
     secret: tuple[str, ...]  # variables removed from every hook's environment
     precommit: bool  # install the managed pre-commit chain at boot
-    socket: str | None  # run the hook service with its control API here (opt-in for now)
+    socket: str  # where the hook service's control API listens
+    service: bool | None  # run the hook service: yes, no, or None: when there's a workspace
+    ready_port: int | None  # the agent is ready when this port on loopback answers
+    ready_url: str | None  # ... or when this URL answers 200-399
+    max_reprompts: int  # hook-triggered re-prompts per user message (the seed's 3)
     config: str | None
     warnings: tuple[str, ...] = ()
 

@@ -1,11 +1,12 @@
 """The lifecycle of a supervised child, as supervisord names it. No dependencies.
 
-    STOPPED --start--> RUNNING            spawned (exec failures go straight to EXITED)
-    RUNNING --exit---> BACKOFF            the restart policy wants it back; a delay runs
-    RUNNING --exit---> EXITED             the policy does not restart it (or exit 0)
-    BACKOFF --due----> RUNNING            restarted
-    BACKOFF/RUNNING --too many restarts in the window--> FATAL   give up, keep last code
-    RUNNING --stop---> STOPPING --gone--> EXITED                 shutdown by signal
+    STOPPED  --start--> STARTING           spawned (exec failures go straight to an exit)
+    STARTING --ready--> RUNNING            its readiness check passed (none: at once)
+    STARTING/RUNNING --exit--> BACKOFF     the restart policy wants it back; a delay runs
+    STARTING/RUNNING --exit--> EXITED      the policy does not restart it (or exit 0)
+    BACKOFF  --due----> STARTING           restarted
+    any exit --too many restarts in the window--> FATAL   give up, keep the last code
+    STARTING/RUNNING --stop--> STOPPING --gone--> EXITED  shutdown by signal
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import enum
 
 class State(enum.Enum):
     STOPPED = "stopped"
+    STARTING = "starting"
     RUNNING = "running"
     BACKOFF = "backoff"
     STOPPING = "stopping"
@@ -24,3 +26,8 @@ class State(enum.Enum):
     @property
     def final(self) -> bool:
         return self in (State.EXITED, State.FATAL)
+
+    @property
+    def alive(self) -> bool:
+        """A process exists for it (it may not be ready yet)."""
+        return self in (State.STARTING, State.RUNNING, State.STOPPING)

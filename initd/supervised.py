@@ -1,11 +1,12 @@
-"""One supervised child: spawn it, notice its exit, restart it by policy, stop it."""
+"""One supervised child: spawn it, see it ready, notice its exit, restart it by policy, stop it."""
 
 from __future__ import annotations
 
 import signal
 import time
+from typing import Any
 
-from initd import proc
+from initd import proc, readiness
 from initd.backoff import Backoff
 from initd.log import Logger
 from initd.settings import Restart
@@ -13,32 +14,75 @@ from initd.states import State
 
 
 class Supervised:
+    announces_ready = False  # True: the child itself says when it is ready (mark_ready)
+
     def __init__(self, name: str, spec: proc.Spec, restart: Restart, backoff: Backoff,
-                 grace: float, log: Logger) -> None:
+                 grace: float, log: Logger, ready_check: readiness.Check | None = None,
+                 ready_by: str = "") -> None:
         self.name = name
         self.spec = spec
         self.restart = restart
         self.backoff = backoff
         self.grace = grace
         self.log = log.bind(service=name)
+        self.ready_check = ready_check
+        self.ready_by = ready_by  # how readiness is judged, for people: "port 8080"
         self.state = State.STOPPED
         self.child: proc.Child | None = None
+        self.probe: readiness.Probe | None = None
         self.last_code: int | None = None
         self.restart_at = 0.0
+        self.starts = 0
+        self.started_at: float | None = None  # wall clock, for the API
+        self.ready_at: float | None = None
+
+    # --- points a subclass may extend (the hook service passes fds, keeps a channel)
+
+    def make_spec(self) -> proc.Spec:
+        return self.spec
+
+    def spawned(self, child: proc.Child) -> None:
+        """Just started (the child exists)."""
+
+    def gone(self, child: proc.Child) -> None:
+        """Just exited or stopped, its group gone too."""
+
+    # --- the lifecycle
 
     def start(self) -> None:
-        """STOPPED/BACKOFF -> RUNNING, or straight to an exit when exec fails (127/126)."""
+        """STOPPED/BACKOFF -> STARTING (-> RUNNING at once without a readiness check), or
+        straight to an exit when exec fails (127/126)."""
+        self.starts += 1
+        self.started_at, self.ready_at = time.time(), None
+        spec = self.make_spec()
         try:
-            self.child = proc.spawn(self.spec)
+            self.child = proc.spawn(spec)
         except proc.ExecFailed as err:
             self.log.error(str(err), code=err.exit_code)
             self._exited(err.exit_code, ran_for=0.0)
             return
-        self.state = State.RUNNING
-        self.log.info("started", pid=self.child.pid, argv=list(self.spec.argv))
+        self.state = State.STARTING
+        self.spawned(self.child)
+        self.log.info("started", pid=self.child.pid, argv=list(spec.argv))
+        if self.ready_check is not None:
+            self.probe = readiness.Probe(self.ready_check)
+        elif not self.announces_ready:
+            self.mark_ready()
 
-    def waitables(self) -> list[proc.Child]:
-        return [self.child] if self.child is not None else []
+    def mark_ready(self) -> None:
+        """STARTING -> RUNNING."""
+        if self.state is not State.STARTING:
+            return
+        self.state = State.RUNNING
+        self.ready_at = time.time()
+        self._drop_probe()
+        if self.ready_check is not None or self.ready_by:
+            self.log.info("ready", by=self.ready_by or "check",
+                          after_ms=round((self.ready_at - (self.started_at or 0)) * 1000, 1))
+
+    def waitables(self) -> list[Any]:
+        """What ``select`` should watch for this child: its pidfd, its readiness probe."""
+        return [w for w in (self.child, self.probe) if w is not None]
 
     def timeout(self) -> float | None:
         """How long the caller may sleep before ``tick`` has something to do."""
@@ -47,12 +91,16 @@ class Supervised:
         return None
 
     def tick(self) -> None:
-        """Notice an exit, or restart when a backoff delay is over."""
+        """Notice readiness, an exit, or the end of a backoff delay."""
+        if self.probe is not None and self.probe.passed.is_set():
+            self.mark_ready()
         if self.child is not None and self.child.poll() is not None:
             child, self.child = self.child, None
+            self._drop_probe()
             # The leader is gone; whatever it left in its group goes with it, so a
             # restarted agent never overlaps its predecessor's helpers.
             code = proc.exit_status(proc.stop(child, signal.SIGTERM, self.grace))
+            self.gone(child)
             self._exited(code, ran_for=time.monotonic() - child.started)
         if self.state is State.BACKOFF and time.monotonic() >= self.restart_at:
             self.start()
@@ -62,13 +110,29 @@ class Supervised:
             self.child.signal_group(sig)
 
     def stop(self, sig: int) -> int:
-        """RUNNING -> STOPPING -> EXITED: ``sig`` to the group, grace, KILL. Returns the code."""
+        """-> STOPPING -> EXITED: ``sig`` to the group, grace, KILL. Returns the code."""
+        self._drop_probe()
         if self.child is not None:
             self.state = State.STOPPING
-            self.last_code = proc.exit_status(proc.stop(self.child, sig, self.grace))
+            child = self.child
+            self.last_code = proc.exit_status(proc.stop(child, sig, self.grace))
             self.child = None
+            self.gone(child)
         self.state = State.EXITED
         return self.last_code if self.last_code is not None else 128 + sig
+
+    def describe(self) -> dict[str, Any]:
+        """The child as the control API shows it."""
+        return {"state": self.state.value, "ready": self.state is State.RUNNING,
+                "pid": self.child.pid if self.child is not None else None,
+                "restarts": max(0, self.starts - 1), "lastExitCode": self.last_code,
+                "startedAt": _iso(self.started_at), "readyAt": _iso(self.ready_at),
+                "readyBy": self.ready_by or None}
+
+    def _drop_probe(self) -> None:
+        if self.probe is not None:
+            self.probe.cancel()
+            self.probe = None
 
     def _exited(self, code: int, ran_for: float) -> None:
         self.last_code = code
@@ -87,3 +151,9 @@ class Supervised:
         self.state = State.BACKOFF
         self.restart_at = time.monotonic() + delay
         self.log.warning("restarting after backoff", code=code, delay_s=delay)
+
+
+def _iso(when: float | None) -> str | None:
+    if when is None:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{int(when % 1 * 1000):03d}Z"

@@ -10,22 +10,23 @@ import argparse
 import os
 import select
 import signal
-import socket
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from initd import log, options, pid1, proc, settings, users
+from initd import __version__, log, options, pid1, proc, readiness, settings, users
 from initd.backoff import Backoff
 from initd.errors import InitdError
 from initd.hooks import discovery, precommit
 from initd.hooks.model import Hook
 from initd.sigchan import SignalChannel
+from initd.states import State
 from initd.supervised import Supervised
 
 if TYPE_CHECKING:
-    from initd.hooks.session import Background
+    from initd.hooks.session import Background, HookContext
+    from initd.service.child import ServiceChild
 
 STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
 
@@ -49,37 +50,44 @@ def boot(flags: argparse.Namespace) -> int:
     account = agent_account(config)
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     repo = precommit.Repo.find(config.workspace) if wants_precommit(config) else None
-    session = None
-    if repo is not None or config.socket or any(hook.type == "session" for hook in hooks):
-        from initd.hooks import session as sessions  # status, json, threads: on demand
-
-        session = sessions.session_id(config, logger)
-    background = session_hooks(config, account, hooks, session, signals, logger)  # 3.
+    serve = wants_service(config)
+    ctx = None
+    if repo is not None or serve or any(hook.type == "session" for hook in hooks):
+        ctx = hook_context(config, account, logger)
+    background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
     if signals.stop.is_set():  # stopped during the session hooks: never start the agent
         logger.info("stopped before the agent started", signal=signals.stop_signal)
         return config.remapped(128 + signals.stop_signal)  # (no background hook was begun)
-    if repo is not None and session is not None:
-        install_precommit(repo, account, hooks, session, logger)  # 4. the git chain
+    if repo is not None and ctx is not None:
+        install_precommit(repo, account, hooks, ctx.session_id, logger)  # 4. the git chain
     service = None
-    if config.socket and session is not None:  # 5a. the hook service, ready before the agent
-        service = start_service(config, account, session, logger)
-    extra = {"INITD_SOCKET": config.socket} if service is not None and config.socket else None
+    if serve and ctx is not None:  # 5a. the hook service, ready before the agent
+        service = start_service(config, account, ctx, hooks, repo, signals, logger)
     agent = Supervised(  # 5b. the agent
         "agent",
-        proc.Spec(argv=config.command, env=proc.environment(os.environ, account, extra),
+        proc.Spec(argv=config.command,
+                  env=proc.environment(os.environ, account, {"INITD_SOCKET": config.socket}
+                                       if service is not None else None),
                   cwd=os.getcwd(), account=account, stdin=proc.INHERIT, terminal=True),
         restart=config.restart,
         backoff=Backoff(max_restarts=config.max_restarts, window=config.restart_window),
         grace=config.grace,
         log=logger,
+        **agent_readiness(config),
     )
-    with log.phase(logger, "agent start"):
-        agent.start()
-    code = supervise(agent, signals, logger, service)  # 6-7. until it ends or we stop
-    if service is not None:
-        service.stop(signal.SIGTERM)  # the agent first, then its hook service
-    if background is not None:
-        background.stop()  # blocking: false session hooks still running go with us
+    try:
+        if signals.stop.is_set():  # stopped while the service started
+            return config.remapped(128 + signals.stop_signal)
+        with log.phase(logger, "agent start"):
+            agent.start()
+        code = supervise(agent, signals, logger, service)  # 6-7. until it ends or we stop
+    finally:
+        if service is not None:
+            service.push(describe(agent, service, "stopping"))
+            service.stop(signal.SIGTERM)  # the agent first, then its hook service
+            service.close()
+        if background is not None:
+            background.stop()  # blocking: false session hooks still running go with us
     return config.remapped(code)
 
 
@@ -106,17 +114,24 @@ def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook,
     return found.hooks
 
 
-def session_hooks(config: settings.Settings, account: users.Account | None,
-                  hooks: tuple[Hook, ...], session: str | None, signals: SignalChannel,
-                  logger: log.Logger) -> Background | None:
-    """Run the session hooks; failures are logged and recorded, never fatal."""
-    if not any(hook.type == "session" for hook in hooks):
-        return None
+def hook_context(config: settings.Settings, account: users.Account | None,
+                 logger: log.Logger) -> HookContext:
+    """Where hooks keep their state, for this session; hooks a crash left "running" are
+    recovered first (nothing of initd's runs yet)."""
     from initd.hooks import session as sessions  # status, json, threads: on demand
 
+    return sessions.context(config, account, logger, sessions.session_id(config, logger),
+                            recover=sessions.any_runner)
+
+
+def session_hooks(hooks: tuple[Hook, ...], ctx: HookContext | None, signals: SignalChannel,
+                  logger: log.Logger) -> Background | None:
+    """Run the session hooks; failures are logged and recorded, never fatal."""
+    if ctx is None or not any(hook.type == "session" for hook in hooks):
+        return None
+    from initd.hooks import session as sessions
+
     with log.phase(logger, "session hooks"):
-        ctx = sessions.context(config, account, logger, session,
-                               recover=("session", "file", "pre-commit"))
         return sessions.run_session_hooks(hooks, ctx, cancel=signals.stop)
 
 
@@ -142,63 +157,99 @@ def install_precommit(repo: precommit.Repo, account: users.Account | None,
         logger.warning("pre-commit chain not installed", repo=repo.top, error=str(err))
 
 
-def start_service(config: settings.Settings, account: users.Account | None, session: str,
-                  logger: log.Logger) -> Supervised:
-    """The hook service as a supervised child, as the agent user: restarted always (with
-    the capped backoff), never taking the agent down. Waits until its socket answers."""
-    assert config.socket is not None
+def wants_service(config: settings.Settings) -> bool:
+    """--service/--no-service decide; by default the hook service runs when there is a
+    workspace to serve (named, or with hooks), so `initd -- cmd` used tini-style stays
+    two small processes."""
+    if config.service is not None:
+        return config.service
+    return config.workspace_given or os.path.isdir(discovery.workspace_dir(config.workspace))
+
+
+def start_service(config: settings.Settings, account: users.Account | None,
+                  ctx: HookContext, hooks: tuple[Hook, ...], repo: precommit.Repo | None,
+                  signals: SignalChannel, logger: log.Logger) -> ServiceChild | None:
+    """The hook service as a supervised child, as the agent user, on the socket root binds
+    here; waits (bounded) until it serves. Root runs its run_as: root hooks for it, from
+    copies taken now, before the agent starts (hooks/roothooks.py)."""
+    from initd.hooks.roothooks import RootHooks
+    from initd.service import server
+    from initd.service.child import ServiceChild
+
+    try:
+        listener = server.bind(config.socket, account.gid if account is not None else None)
+    except InitdError as err:
+        if config.service:  # asked for by name: initd's own error
+            raise
+        logger.warning("hook service not started", error=str(err))
+        return None
+    dropped = account is not None and account.uid != 0 and os.geteuid() == 0
     argv = [sys.executable, "-m", "initd", "service", "--socket", config.socket,
-            "--workspace", config.workspace, "--session-id", session,
-            "--hooks-dir", config.hooks_dir]
+            "--workspace", config.workspace, "--session-id", ctx.session_id,
+            "--hooks-dir", config.hooks_dir, "--max-reprompts", str(config.max_reprompts)]
     if account is not None:
         argv += ["--user", account.name]
-    service = Supervised(
-        "hook-service",
-        proc.Spec(argv=tuple(argv), env=proc.environment(os.environ, account, {
-            "INITD_LOG_FORMAT": config.log_format, "INITD_VERBOSE": str(config.verbose)}),
-                  cwd=config.workspace, account=account, stdout=proc.DEVNULL),
-        restart=settings.Restart.ALWAYS,
-        backoff=Backoff(max_restarts=2**31, window=config.restart_window),
-        grace=config.grace, log=logger)
-    directory = os.path.dirname(os.path.abspath(config.socket))
-    if not os.path.isdir(directory):  # e.g. /run/initd: the service (the agent) binds here
-        os.makedirs(directory, mode=0o755)
-        if account is not None and os.geteuid() == 0:
-            os.chown(directory, account.uid, account.gid)
+    service = ServiceChild(
+        proc.Spec(argv=tuple(argv), cwd=config.workspace, account=account,
+                  env=proc.environment(os.environ, account, {
+                      "INITD_LOG_FORMAT": config.log_format,
+                      "INITD_VERBOSE": str(config.verbose)}, remove=config.secret),
+                  stdout=proc.DEVNULL),
+        listener=listener, ctx=ctx, roots=RootHooks(hooks) if dropped else None, repo=repo,
+        image_dir=config.hooks_dir, window=config.restart_window, grace=config.grace,
+        log=logger)
     with log.phase(logger, "hook service start", socket=config.socket) as fields:
         service.start()
-        fields["ready"] = wait_for_socket(config.socket, service)
+        fields["ready"] = wait_ready(service, signals)
     return service
 
 
-def wait_for_socket(path: str, service: Supervised, timeout: float = 10.0) -> bool:
-    """True once a connection succeeds; False if the service died or time ran out (the
-    agent starts anyway: a hook service is never a reason not to run the agent)."""
+def wait_ready(service: Supervised, signals: SignalChannel, timeout: float = 10.0) -> bool:
+    """Until the service says it serves; False if it died or time ran out (the agent
+    starts anyway: a hook service is never a reason not to run the agent)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket(socket.AF_UNIX) as probe:
-            try:
-                probe.connect(path)
-                return True
-            except OSError:
-                pass
-        if service.child is None or service.child.poll() is not None:
-            return False
-        time.sleep(0.02)
-    return False
+    while service.state is State.STARTING and not signals.stop.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        select.select(service.waitables(), [], [], min(left, 0.05))
+        service.tick()
+    return service.state is State.RUNNING
+
+
+def agent_readiness(config: settings.Settings) -> dict[str, Any]:
+    """How the agent's readiness is judged: its port, its URL, or at once."""
+    if config.ready_url is not None:
+        return {"ready_check": readiness.url_check(config.ready_url),
+                "ready_by": config.ready_url}
+    if config.ready_port is not None:
+        return {"ready_check": readiness.port_check(config.ready_port),
+                "ready_by": f"port {config.ready_port}"}
+    return {}
+
+
+def describe(agent: Supervised, service: Supervised, phase: str) -> dict[str, Any]:
+    """The supervisor's view, pushed to the service for /v1/health and /v1/ready."""
+    return {"initd": {"pid": os.getpid(), "phase": phase, "version": __version__},
+            "agent": agent.describe(), "service": service.describe()}
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
-              service: Supervised | None = None) -> int:
+              service: ServiceChild | None = None) -> int:
     """Until the agent is done: forward signals, restart by policy, stop on TERM/INT/QUIT.
-    The hook service, if any, is kept alive alongside; only the agent's fate ends it."""
-    children = [agent] if service is None else [agent, service]
+    The hook service, if any, is kept alive alongside and told of every change; only the
+    agent's fate ends it."""
+    children: list[Supervised] = [agent] if service is None else [agent, service]
     while not agent.state.final:
-        fds = [signals.fileno(), *(c.fileno() for child in children for c in child.waitables())]
+        if service is not None:
+            service.push(describe(agent, service, "running"))
+        fds = [signals.fileno(), *(w.fileno() for child in children for w in child.waitables())]
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
         select.select(fds, [], [], min(timeouts) if timeouts else None)
         for sig in signals.drain():
             if sig in STOP_SIGNALS:
+                if service is not None:  # not ready from now on: traffic goes elsewhere
+                    service.push(describe(agent, service, "stopping"))
                 return stop(agent, sig, logger)
             agent.forward(sig)
         for child in children:

@@ -1,34 +1,42 @@
-"""``initd service``: the hook service process (the supervisor will run it; people can too).
+"""``initd service``: the hook service process (the supervisor runs it; people can too).
 
-Serves the control API on the socket until SIGTERM/SIGINT.
+Serves the control API until SIGTERM/SIGINT. Under initd it inherits the listening
+socket (``--listen-fd``) and its private channel to the supervisor (``--channel-fd``);
+run by hand, it binds ``--socket`` itself and stands alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
+import socket
 import threading
 from collections.abc import Sequence
 
 from initd import log, settings, users
 from initd.options import Parser
+from initd.service import server
 from initd.service.app import make_app
 from initd.service.core import HookService
-from initd.service.server import DEFAULT_SOCKET, UnixWSGIServer
 
 
 def parser() -> Parser:
     p = Parser(prog="initd service", description="Serve the control API on a Unix socket.")
     p.add_argument("--socket", metavar="PATH", default=None,
-                   help=f"(INITD_SOCKET; default {DEFAULT_SOCKET})")
+                   help=f"(INITD_SOCKET; default {settings.DEFAULT_SOCKET})")
     p.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
     p.add_argument("--hooks-dir", metavar="DIR", help="(INITD_HOOKS_DIR)")
     p.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
     p.add_argument("--user", metavar="NAME", help="the agent user: its group may connect")
-    p.add_argument("--max-reprompts", metavar="N", type=int, default=3,
-                   help="hook-triggered re-prompts per user message (default 3)")
+    p.add_argument("--max-reprompts", metavar="N", type=settings.count,
+                   help="hook-triggered re-prompts per user message (INITD_MAX_REPROMPTS; "
+                        "default 3)")
     p.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")
     p.add_argument("-v", "--verbose", action="count")
+    # given by initd's supervisor, not by people
+    p.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--channel-fd", type=int, help=argparse.SUPPRESS)
     return p
 
 
@@ -41,28 +49,41 @@ def main(argv: Sequence[str]) -> int:
     from initd.hooks import session
 
     agent = users.lookup(config.user) if config.user else None
-    # A (re)started service recovers its own file hooks a crash left running (and
-    # queues them again); a session hook may still really run in the supervisor.
-    ctx = session.context(config, agent, logger, recover=("file",))
-    service = HookService(ctx, config.hooks_dir, args.max_reprompts)
-    path = args.socket or os.environ.get("INITD_SOCKET") or DEFAULT_SOCKET
-    server = UnixWSGIServer(path, make_app(service),
-                            group=agent.gid if agent is not None else None)
+    link = None
+    if args.channel_fd is not None:
+        from initd.service.channel import Channel
+        from initd.service.link import SupervisorLink
+
+        link = SupervisorLink(Channel.from_fd(args.channel_fd), logger)
+    # Hooks a dead runner left "running" (a crash of an earlier service, say) are
+    # recovered; under initd the supervisor has usually done it already.
+    ctx = session.context(config, agent, logger, recover=session.runner_gone)
+    if link is not None and os.geteuid() != 0:
+        ctx = ctx._replace(root=link)  # run_as: root hooks: root runs them, not us
+    service = HookService(ctx, config.hooks_dir, config.max_reprompts, link)
+    if args.listen_fd is not None:
+        sock = socket.socket(fileno=args.listen_fd)  # bound by the supervisor, for good
+    else:
+        sock = server.bind(config.socket, agent.gid if agent is not None else None)
+    httpd = server.UnixWSGIServer(sock, make_app(service))
 
     def stop(signum: int, frame: object) -> None:
         service.cancel()
-        threading.Thread(target=server.shutdown, daemon=True).start()
+        threading.Thread(target=httpd.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    logger.info("control API listening", socket=path)
-    print(f"ready (socket: {path})", flush=True)
+    logger.info("control API listening", socket=config.socket)
+    if link is not None:
+        link.ready()
+    print(f"ready (socket: {config.socket})", flush=True)
     try:
-        server.serve_forever(poll_interval=0.2)
+        httpd.serve_forever(poll_interval=0.2)
     finally:
-        server.server_close()
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        if args.listen_fd is None:  # ours to remove; an inherited one is the supervisor's
+            httpd.server_close()
+            try:
+                os.unlink(config.socket)
+            except FileNotFoundError:
+                pass
     return 0

@@ -53,6 +53,25 @@ class Result(NamedTuple):
                 f"{self.output_path} …]\n" + self.tail.decode(errors="replace"))
 
 
+def to_wire(result: Result) -> dict[str, object]:
+    """A Result as JSON can carry it (over the supervisor's private channel)."""
+    import base64
+
+    fields: dict[str, object] = result._asdict()
+    fields["head"] = base64.b64encode(result.head).decode()
+    fields["tail"] = base64.b64encode(result.tail).decode()
+    return fields
+
+
+def from_wire(fields: dict[str, object]) -> Result:
+    import base64
+
+    data = {name: fields[name] for name in Result._fields}
+    data["head"] = base64.b64decode(str(data["head"]))
+    data["tail"] = base64.b64decode(str(data["tail"]))
+    return Result(**data)  # type: ignore[arg-type]
+
+
 class Output:
     """The log file plus what memory keeps: head, tail, line count, whole lines for a
     callback (initd's own log)."""
@@ -113,8 +132,10 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         timeout: float, log_path: str, stdin: bytes | None = None, grace: float = 5.0,
         cap: int = LOG_CAP, on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
-        log_owner: tuple[int, int] | None = None) -> Result:
-    """Run the hook at ``path``; never raises for anything the hook does."""
+        log_owner: tuple[int, int] | None = None,
+        on_start: Callable[[proc.Child], None] | None = None) -> Result:
+    """Run the hook at ``path``; never raises for anything the hook does. ``on_start``
+    is told about the child as soon as it exists."""
     started = time.monotonic()
     try:
         os.unlink(log_path)  # a root-owned log from last time must not block the user
@@ -133,6 +154,8 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         out.close()
         code = err.exit_code if isinstance(err, proc.ExecFailed) else 126
         return _result(code, None, False, False, started, out, str(err))
+    if on_start is not None:
+        on_start(child)
     timed_out, cancelled = _pump(child, stdin, out, started + timeout, grace, cancel)
     returncode = child.poll()
     assert returncode is not None
@@ -145,6 +168,22 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     sig = -returncode if returncode < 0 else None
     code = 124 if timed_out else proc.exit_status(returncode)
     return _result(code, sig, timed_out, cancelled, started, out, None)
+
+
+def refused(log_path: str, reason: str, log_owner: tuple[int, int] | None = None) -> Result:
+    """A hook initd would not run: a failed result (126, like a command that cannot be
+    executed) whose log says why."""
+    started = time.monotonic()
+    try:
+        os.unlink(log_path)
+    except FileNotFoundError:
+        pass
+    out = Output(log_path, LOG_CAP, None)
+    if log_owner is not None:
+        os.chown(log_path, *log_owner)
+    out.add(f"[initd: {reason}]\n".encode())
+    out.close()
+    return _result(126, None, False, False, started, out, reason)
 
 
 def _pump(child: proc.Child, stdin: bytes | None, out: Output, deadline: float,

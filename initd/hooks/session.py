@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, Protocol
 
 from initd import proc, users
 from initd.hooks import runner
@@ -21,6 +21,14 @@ from initd.log import Logger
 from initd.settings import Settings
 
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
+
+
+class RootRunner(Protocol):
+    """Runs a ``run_as: root`` hook for a process that is not root: the hook service asks
+    the root supervisor, which runs its boot-time copy (hooks/roothooks.py)."""
+
+    def run_root_hook(self, hook: Hook, ctx: HookContext,
+                      cancel: threading.Event | None) -> runner.Result: ...
 
 
 class HookContext(NamedTuple):
@@ -33,6 +41,7 @@ class HookContext(NamedTuple):
     secrets: tuple[str, ...]  # variables no hook may see
     grace: float
     log: Logger
+    root: RootRunner | None = None  # set in an unprivileged hook service under initd
 
 
 def session_id(config: Settings, log: Logger) -> str:
@@ -46,20 +55,47 @@ def session_id(config: Settings, log: Logger) -> str:
 
 
 def context(config: Settings, agent: users.Account | None, log: Logger,
-            session: str | None = None, *, recover: Iterable[str] = ()) -> HookContext:
-    """The context for running hooks. ``recover`` names the hook types whose ``running``
-    entries a crash left behind are marked interrupted: boot recovers every type (nothing
-    of initd's runs yet), a (re)started hook service its own file hooks; a commit or a
-    CLI run none, as a background session hook may really be running."""
+            session: str | None = None, *,
+            recover: Callable[[int | None], bool] | None = None) -> HookContext:
+    """The context for running hooks. With ``recover``, hooks left ``running`` by a
+    process that died (``recover(runner_pid)`` says whether it did) are recovered first:
+    boot recovers every one (nothing of initd's runs yet), a (re)started hook service
+    those whose runner is gone; a commit or a CLI run none, as a background session hook
+    may really be running."""
     agent = agent or users.lookup(str(os.geteuid()))
     session = session or session_id(config, log)
     owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
     store = StatusStore.for_session(agent.home, session, owner)
-    for hook_id in store.recover(recover) if recover else ():
-        log.warning("hook was still running when initd last stopped: recorded as failed",
-                    hook=hook_id, status=store.path)
-    return HookContext(workspace=config.workspace, session_id=session, agent=agent,
-                       store=store, secrets=config.secret, grace=config.grace, log=log)
+    ctx = HookContext(workspace=config.workspace, session_id=session, agent=agent,
+                      store=store, secrets=config.secret, grace=config.grace, log=log)
+    if recover is not None:
+        recover_interrupted(ctx, recover)
+    return ctx
+
+
+def any_runner(pid: int | None) -> bool:
+    """For ``recover`` at boot: whoever ran it, it is not running any more."""
+    return True
+
+
+def runner_gone(pid: int | None) -> bool:
+    """For ``recover`` in a process started later: the runner's process no longer exists."""
+    return pid is None or proc.start_ticks(pid) is None
+
+
+def recover_interrupted(ctx: HookContext, gone: Callable[[int | None], bool]) -> list[str]:
+    """Hooks whose runner died mid-run: recorded as failed (file hooks queued again), and
+    the process group each left behind stopped, so no hook outlives its runner."""
+    recovered = []
+    for entry in ctx.store.recover(runner_gone=gone):
+        pgid = entry.get("pgid")
+        stopped = isinstance(pgid, int) and proc.stop_leftover_group(
+            pgid, entry.get("pgidStart"), ctx.grace)
+        ctx.log.warning("hook was still running when the process running it stopped: "
+                        "recorded as failed", hook=entry.get("hookId"),
+                        status=ctx.store.path, stopped_group=pgid if stopped else None)
+        recovered.append(str(entry.get("hookId")))
+    return recovered
 
 
 def account_for(hook: Hook, ctx: HookContext) -> users.Account:
@@ -79,14 +115,17 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
             echo: Callable[[str], None] | None = None,
             extra_env: dict[str, str] | None = None) -> runner.Result:
     """Run ``hook`` now, record it in status.json, log its output and outcome."""
+    if ctx.root is not None and hook.run_as == "root" and hook.type in ("session", "file"):
+        return ctx.root.run_root_hook(hook, ctx, cancel)  # root records, logs and runs it
     log = ctx.log.bind(hook=hook.id)
-    ctx.store.started(hook)
+    ctx.store.prepare()  # output/ must exist before the hook's log is opened
     result = runner.run(
         hook.path, env=environment(hook, ctx, extra_env), cwd=ctx.workspace,
         account=account_for(hook, ctx), timeout=hook.timeout,
         log_path=ctx.store.output_path(hook.id), stdin=stdin, grace=ctx.grace,
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
-        cancel=cancel, log_owner=ctx.store.owner)
+        cancel=cancel, log_owner=ctx.store.owner,
+        on_start=lambda child: ctx.store.started(hook, child.pgid))
     ctx.store.finished(hook, result)
     if result.ok:
         log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
@@ -97,6 +136,16 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
                     timed_out=result.timed_out, signal=result.signal,
                     log=result.output_path, error=result.exec_error,
                     output_tail=_tail(result))
+    return result
+
+
+def refuse(hook: Hook, ctx: HookContext, reason: str) -> runner.Result:
+    """A hook initd will not run: a failed result, recorded and logged like any other
+    (never a silent skip)."""
+    ctx.log.warning("hook not run", hook=hook.id, reason=reason)
+    ctx.store.started(hook)
+    result = runner.refused(ctx.store.output_path(hook.id), reason, ctx.store.owner)
+    ctx.store.finished(hook, result)
     return result
 
 

@@ -19,9 +19,11 @@ from typing import Any
 
 from initd.hooks.model import Hook
 from initd.hooks.runner import Result
+from initd.proc import start_ticks
 
 VERSION = 1
 Status = dict[str, Any]
+RUNNING_ONLY = ("runner", "pgid", "pgidStart", "pid")  # kept only while a hook runs
 
 
 def now_iso() -> str:
@@ -112,18 +114,20 @@ class StatusStore:
                 pass
             raise
 
-    def started(self, hook: Hook) -> None:
+    def started(self, hook: Hook, pgid: int | None = None) -> None:
+        """``running``, with who runs it (this process) and the hook's process group, so
+        that if this process dies the group can be found and stopped (``recover``)."""
         def change(status: Status) -> None:
             entry = _entry(status, hook)
-            entry["lastResult"] = "running"
-            entry["startedAt"] = now_iso()
-            entry["pid"] = os.getpid()
+            entry.update(lastResult="running", startedAt=now_iso(), runner=os.getpid(),
+                         pgid=pgid, pgidStart=None if pgid is None else start_ticks(pgid))
         self.update(change)
 
     def finished(self, hook: Hook, result: Result) -> Status:
         def change(status: Status) -> None:
             entry = _entry(status, hook)
-            entry.pop("pid", None)
+            for key in RUNNING_ONLY:
+                entry.pop(key, None)
             entry.update(
                 lastRunAt=now_iso(),
                 lastResult="success" if result.ok else "failure",
@@ -139,18 +143,23 @@ class StatusStore:
             )
         return self.update(change)
 
-    def recover(self, types: Iterable[str] = ("session", "file", "pre-commit")) -> list[str]:
-        """Hooks of ``types`` left ``running`` by a crash: marked failed (``interrupted``);
-        file hooks are queued again. Returns their ids."""
-        recovered: list[str] = []
+    def recover(self, types: Iterable[str] = ("session", "file", "pre-commit"),
+                runner_gone: Callable[[int | None], bool] = lambda pid: True,
+                ) -> list[dict[str, Any]]:
+        """Hooks of ``types`` left ``running`` by a process that died (``runner_gone``
+        says which did): marked failed (``interrupted``); file hooks are queued again.
+        Returns their entries as they were, with the process group each left behind."""
+        recovered: list[dict[str, Any]] = []
         kinds = frozenset(types)
 
         def change(status: Status) -> None:
             for hook_id, entry in status["hooks"].items():
-                if entry.get("lastResult") != "running" or entry.get("type") not in kinds:
+                if (entry.get("lastResult") != "running" or entry.get("type") not in kinds
+                        or not runner_gone(entry.get("runner"))):
                     continue
-                recovered.append(hook_id)
-                entry.pop("pid", None)
+                recovered.append(dict(entry))
+                for key in RUNNING_ONLY:
+                    entry.pop(key, None)
                 entry.update(lastResult="failure", interrupted=True, lastRunAt=now_iso(),
                              failCount=entry.get("failCount", 0) + 1,
                              consecutiveFailures=entry.get("consecutiveFailures", 0) + 1)

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from initd.service.core import Busy, HookService, health, hook_view
+from initd.service.core import Busy, HookService, hook_view
 
 SPEC = Path(__file__).with_name("openapi.yaml")
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], object]
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-           409: "Conflict", 413: "Content Too Large", 500: "Internal Server Error"}
+           409: "Conflict", 413: "Content Too Large", 500: "Internal Server Error",
+           503: "Service Unavailable"}
 MAX_BODY = 64 * 1024
 
 
@@ -30,8 +31,8 @@ class HttpError(Exception):
 
 def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterable[bytes]]:
     routes: list[tuple[str, re.Pattern[str], Callable[..., tuple[int, Any]]]] = [
-        ("GET", re.compile(r"/v1/health"), lambda: (200, health())),
-        ("GET", re.compile(r"/v1/ready"), lambda: (200, {"ready": True})),
+        ("GET", re.compile(r"/v1/health"), lambda: (200, service.health())),
+        ("GET", re.compile(r"/v1/ready"), lambda: _ready(service)),
         ("GET", re.compile(r"/v1/openapi\.json"), lambda: (200, _spec())),
         ("GET", re.compile(r"/v1/hooks"), lambda: (200, hook_view(service.discover()))),
         ("GET", re.compile(r"/v1/status"), lambda: (200, service.status())),
@@ -105,6 +106,14 @@ def _turn(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:
     except Busy:
         raise HttpError(409, "an evaluation is already running; POST /v1/turn/cancel "
                              "first (a new user message should)") from None
+
+
+def _ready(service: HookService) -> tuple[int, Any]:
+    """200 or 503, as a Kubernetes httpGet probe reads it; the reason either way."""
+    ready, reason, agent = service.readiness()
+    if ready:
+        return 200, {"ready": True, "reason": reason, "agent": agent}
+    return 503, {"ready": False, "error": reason, "agent": agent}
 
 
 def _output(service: HookService, hook_id: str) -> tuple[int, Any]:

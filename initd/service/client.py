@@ -9,7 +9,7 @@ import socket
 from typing import Any
 
 from initd.errors import InitdError
-from initd.service.server import DEFAULT_SOCKET
+from initd.settings import DEFAULT_SOCKET
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):

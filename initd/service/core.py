@@ -1,8 +1,11 @@
-"""What the control API does, without HTTP: turns, cancel, rerun, status, output.
+"""What the control API does, without HTTP: turns, cancel, rerun, status, output, health.
 
 One evaluation at a time: a turn that arrives while one runs is refused (the API's
 409), never queued behind it. The loop guard counts hook-triggered re-prompts per user
-message (the seed's MAX_HOOK_RETRIES = 3).
+message (the seed's MAX_HOOK_RETRIES = 3). Each evaluation discovers the hooks afresh,
+and when the pre-commit hooks have changed since the chain was last written (or this
+service started), it is rewritten: by root over the link under initd, else here when
+the repository already has initd's chain.
 """
 
 from __future__ import annotations
@@ -11,11 +14,13 @@ import os
 import threading
 from typing import Any
 
-from initd.hooks import changes, discovery, filehooks, message, patterns
+from initd.errors import InitdError
+from initd.hooks import changes, discovery, filehooks, message, patterns, precommit
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
 from initd.hooks.session import HookContext, run_one
 from initd.hooks.status import Status
+from initd.service.link import LinkDown, SupervisorLink
 
 
 class Busy(Exception):
@@ -23,12 +28,15 @@ class Busy(Exception):
 
 
 class HookService:
-    def __init__(self, ctx: HookContext, image_dir: str, max_attempts: int = 3) -> None:
+    def __init__(self, ctx: HookContext, image_dir: str, max_attempts: int = 3,
+                 link: SupervisorLink | None = None) -> None:
         self.ctx = ctx
         self.image_dir = image_dir
         self.guard = message.LoopGuard(max_attempts)
+        self.link = link  # None: run by hand, no supervisor, no agent to speak of
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
+        self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
 
     def discover(self) -> Found:
         """Re-read on every call: hooks added or edited since are picked up at once."""
@@ -53,11 +61,63 @@ class HookService:
                 self.guard.user_turn()
             self._cancel = threading.Event()
             found = self.discover()
+            self._refresh_precommit(found)
             evaluation = filehooks.evaluate(found.hooks, self.ctx, cancel=self._cancel)
             return self._answer(evaluation)
         finally:
             self._cancel = None
             self._lock.release()
+
+    def health(self) -> dict[str, Any]:
+        """Liveness: this service answers; what the supervisor last said of initd and the
+        agent comes along (null when no supervisor runs this service)."""
+        state = self.link.state if self.link is not None else {}
+        mine = {**(state.get("service") or {}), "state": "running", "ready": True,
+                "pid": os.getpid()}
+        return {"status": "ok", "pid": os.getpid(), "initd": state.get("initd"),
+                "agent": state.get("agent"), "service": mine}
+
+    def readiness(self) -> tuple[bool, str, Any]:
+        """(ready, why, the agent's state): ready once the supervisor has seen the agent
+        ready, and not while initd stops (so a load balancer stops sending first)."""
+        if self.link is None:
+            return True, "no agent is supervised by this service", None
+        agent = self.link.state.get("agent")
+        if self.link.down:
+            return False, "initd's supervisor is gone: the container is stopping", agent
+        if (self.link.state.get("initd") or {}).get("phase") == "stopping":
+            return False, "initd is stopping", agent
+        if not agent:
+            return False, "the agent has not been started yet", agent
+        if not agent.get("ready"):
+            how = f" (ready once {agent['readyBy']} answers)" if agent.get("readyBy") else ""
+            return False, f"the agent is {agent.get('state')}{how}", agent
+        return True, "the agent is ready", agent
+
+    def _refresh_precommit(self, found: Found) -> None:
+        """Rewrite the pre-commit chain when the pre-commit hooks changed (the first
+        evaluation of every service always does: hooks may have changed before it ran)."""
+        now = tuple((h.id, h.name, h.path) for h in found.hooks if h.type == "pre-commit")
+        if now == self._precommit:
+            return
+        try:
+            if self.link is not None:
+                done = self.link.refresh_precommit()
+            else:
+                repo = precommit.Repo.find(self.ctx.workspace)
+                if repo is None or not precommit.is_managed(repo.hook):
+                    done = "no managed pre-commit chain in this workspace"
+                else:
+                    done = precommit.install(repo, [h for h in found.hooks
+                                                    if h.type == "pre-commit"],
+                                             session_id=self.ctx.session_id,
+                                             initd=precommit.initd_command())
+        except (LinkDown, InitdError, OSError) as err:
+            self.ctx.log.warning("pre-commit chain not refreshed (tried again next turn)",
+                                 error=str(err))
+            return
+        self._precommit = now
+        self.ctx.log.info("pre-commit chain rewritten", result=done)
 
     def cancel(self) -> bool:
         """Stop the running evaluation (its hook's whole group); pending stays pending."""
@@ -112,5 +172,3 @@ def hook_view(found: Found) -> dict[str, Any]:
             "skipped": [problem._asdict() for problem in found.problems]}
 
 
-def health() -> dict[str, Any]:
-    return {"status": "ok", "pid": os.getpid()}

@@ -1,18 +1,25 @@
 """The control API on a Unix socket: mode 0660, group of the agent user.
 
 Threaded, so that a cancel is served while a turn's evaluation runs. Who may connect is
-decided by the socket file's owner, group and mode, like docker.sock.
+decided by the socket file's owner, group and mode, like docker.sock. Under initd the
+root supervisor binds the socket once and the hook service inherits it (as systemd's
+socket activation passes one): /run/initd stays root's, and a request made while the
+service restarts waits in the backlog instead of being refused.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import socketserver
+import stat
 from collections.abc import Callable, Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler
 
-DEFAULT_SOCKET = "/run/initd/initd.sock"
+from initd.errors import InitdError
+
+BACKLOG = 64
 
 
 class _Handler(WSGIRequestHandler):
@@ -24,24 +31,44 @@ class _Handler(WSGIRequestHandler):
         """Requests are not logged: the agent polls health, and stderr is the container's."""
 
 
+def bind(path: str, group: int | None = None) -> socket.socket:
+    """A listening socket at ``path``, born 0660 (never a moment when others may connect),
+    in ``group`` when we may give it one. A socket left by a crash is replaced; anything
+    else at ``path`` is an error, never deleted."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        if not os.path.isdir(directory):
+            os.makedirs(directory, mode=0o755)
+        try:
+            if not stat.S_ISSOCK(os.lstat(path).st_mode):
+                raise InitdError(f"{path} exists and is not a socket: not replacing it "
+                                 "(choose another --socket/INITD_SOCKET)")
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o117)
+        try:
+            sock.bind(path)
+        finally:
+            os.umask(old)
+    except OSError as err:
+        raise InitdError(f"cannot listen on {path}: {err.strerror} (choose another "
+                         "--socket/INITD_SOCKET, or --no-service)") from None
+    os.chmod(path, 0o660)
+    if group is not None and os.geteuid() == 0:
+        os.chown(path, -1, group)
+    sock.listen(BACKLOG)
+    return sock
+
+
 class UnixWSGIServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, path: str, app: Callable[..., Iterable[bytes]],
-                 group: int | None = None) -> None:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        try:
-            os.unlink(path)  # a socket left by a crashed service
-        except FileNotFoundError:
-            pass
-        old = os.umask(0o117)  # born 0660: never a moment when others may connect
-        try:
-            super().__init__(path, _Handler)
-        finally:
-            os.umask(old)
-        os.chmod(path, 0o660)
-        if group is not None and os.geteuid() == 0:
-            os.chown(path, -1, group)
+    def __init__(self, sock: socket.socket, app: Callable[..., Iterable[bytes]]) -> None:
+        super().__init__(sock.getsockname(), _Handler, bind_and_activate=False)
+        self.socket.close()
+        self.socket = sock  # already bound and listening: ours, or inherited
         self.app = app
         self.base_environ = {"SERVER_NAME": "initd", "GATEWAY_INTERFACE": "CGI/1.1",
                              "SERVER_PORT": "0", "REMOTE_HOST": "", "CONTENT_LENGTH": "",

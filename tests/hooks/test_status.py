@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from initd import proc
 from initd.hooks.model import Hook
 from initd.hooks.status import VERSION, StatusStore
 
@@ -81,13 +83,26 @@ def test_recover_marks_running_failed_and_requeues_file_hooks(tmp_path: Path) ->
     store = StatusStore(str(tmp_path))
     store.started(hook("session", "setup"))
     store.started(hook("file", "fmt"))
-    assert sorted(store.recover()) == ["fmt", "setup"]
+    assert sorted(entry["hookId"] for entry in store.recover()) == ["fmt", "setup"]
     status = store.read()
     for ident in ("fmt", "setup"):
         entry = status["hooks"][ident]
         assert (entry["lastResult"], entry["interrupted"]) == ("failure", True)
+        assert "runner" not in entry and "pgid" not in entry  # only while it runs
     assert status["pendingHooks"] == ["fmt"]
     assert store.recover() == []  # once
+
+
+def test_recover_takes_only_the_hooks_of_a_runner_that_died(tmp_path: Path) -> None:
+    store = StatusStore(str(tmp_path))
+    store.started(hook("file", "mine"), pgid=os.getpid())
+    entry = store.read()["hooks"]["mine"]
+    assert (entry["runner"], entry["pgid"]) == (os.getpid(), os.getpid())
+    assert entry["pgidStart"] == proc.start_ticks(os.getpid())  # who the group's leader is
+    assert store.recover(runner_gone=lambda pid: pid != os.getpid()) == []
+    assert store.read()["hooks"]["mine"]["lastResult"] == "running"
+    [gone] = store.recover(runner_gone=lambda pid: pid == os.getpid())
+    assert (gone["hookId"], gone["pgid"]) == ("mine", os.getpid())
 
 
 def test_tree_is_owned_by_the_agent(tmp_path: Path) -> None:

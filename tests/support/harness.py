@@ -8,12 +8,16 @@ TERM and forwards nothing, so signals go to the namespace's PID 1 directly.
 
 from __future__ import annotations
 
+import atexit
+import itertools
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -24,6 +28,11 @@ import psutil
 SUPPORT = Path(__file__).resolve().parent
 PRINT_SIGNALS = [sys.executable, str(SUPPORT / "print_signals.py")]
 UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL"]
+# Every initd a test starts gets a socket of its own: a test must never touch the real
+# /run/initd/initd.sock (in a dev container, the one initd as PID 1 is serving).
+SOCKETS = tempfile.mkdtemp(prefix="initd-tests-")
+atexit.register(shutil.rmtree, SOCKETS, ignore_errors=True)
+_numbers = itertools.count()
 
 
 class Initd:
@@ -34,10 +43,12 @@ class Initd:
         self.code: int | None = None
         prefix = UNSHARE if pidns else []
         self.started = time.monotonic()
+        env = dict(env if env is not None else _clean_env())
+        self.socket = env.setdefault("INITD_SOCKET", own_socket())
         self.proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "initd", *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env if env is not None else _clean_env(), cwd=cwd, preexec_fn=preexec_fn,
+            env=env, cwd=cwd, preexec_fn=preexec_fn,
         )
         self._lines: queue.Queue[str | None] = queue.Queue()
         self.stdout_lines: list[str] = []
@@ -127,6 +138,11 @@ class Initd:
             except psutil.Error:
                 pass  # already gone
         self.proc.wait(10)
+
+
+def own_socket() -> str:
+    """A socket path no other initd of this test run uses."""
+    return os.path.join(SOCKETS, f"{next(_numbers)}.sock")
 
 
 def _clean_env() -> dict[str, str]:

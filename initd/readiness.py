@@ -1,0 +1,106 @@
+"""Is the agent ready? Its port answers (``--ready-port``), or its URL does (``--ready-url``).
+
+A check runs in a thread of its own, so the supervisor's loop never waits on a network
+call; when it passes, the probe's pipe becomes readable and the loop wakes up. As with a
+Kubernetes probe, an HTTP answer from 200 to 399 means ready.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import urllib.parse
+from collections.abc import Callable
+
+Check = Callable[[], bool]
+FIRST_INTERVAL = 0.05  # doubling to MAX_INTERVAL: a fast agent is seen ready at once
+MAX_INTERVAL = 0.5
+ATTEMPT_TIMEOUT = 1.0
+
+
+def port_check(port: int) -> Check:
+    """A TCP connection to the port on loopback (IPv4, then IPv6: Node's "localhost" may
+    be ::1 only) is accepted."""
+    def check() -> bool:
+        for host in ("127.0.0.1", "::1"):
+            try:
+                with socket.create_connection((host, port), timeout=ATTEMPT_TIMEOUT):
+                    return True
+            except OSError:
+                continue
+        return False
+    return check
+
+
+def url_check(url: str) -> Check:
+    """A GET of ``url`` answers 200-399."""
+    import http.client  # only an agent with --ready-url pays for it
+
+    parts = urllib.parse.urlsplit(url)
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+    def check() -> bool:
+        conn = kind(parts.hostname or "localhost", parts.port, timeout=ATTEMPT_TIMEOUT)
+        try:
+            conn.request("GET", target, headers={"User-Agent": "initd-readiness"})
+            return 200 <= conn.getresponse().status < 400
+        except (OSError, http.client.HTTPException):
+            return False
+        finally:
+            conn.close()
+    return check
+
+
+def validate_url(value: object) -> str:
+    """A settings parser: an http(s) URL with a host."""
+    text = str(value)
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("expected an http:// or https:// URL, e.g. http://127.0.0.1:8080/health")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise ValueError("expected a port number from 1 to 65535 in the URL") from None
+    return text
+
+
+class Probe:
+    """Runs ``check`` until it passes or the probe is cancelled."""
+
+    def __init__(self, check: Check) -> None:
+        self.passed = threading.Event()
+        self._cancelled = threading.Event()
+        self._read_fd, self._write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        threading.Thread(target=self._run, args=(check,), name="readiness",
+                         daemon=True).start()
+
+    def fileno(self) -> int:
+        """Readable once the check has passed."""
+        return self._read_fd
+
+    def _run(self, check: Check) -> None:
+        interval = FIRST_INTERVAL
+        try:
+            while not self._cancelled.is_set():
+                if check():
+                    self.passed.set()
+                    try:
+                        os.write(self._write_fd, b"!")
+                    except OSError:
+                        pass  # cancelled meanwhile: nobody reads any more
+                    return
+                self._cancelled.wait(interval)
+                interval = min(interval * 2, MAX_INTERVAL)
+        finally:
+            # This thread owns the write end: closed here, never under its feet, so the
+            # fd number cannot be reused for another file while it might still write.
+            os.close(self._write_fd)
+
+    def cancel(self) -> None:
+        """Stop probing (the thread may still finish the attempt under way)."""
+        self._cancelled.set()
+        if self._read_fd >= 0:
+            os.close(self._read_fd)
+            self._read_fd = -1

@@ -1,0 +1,90 @@
+"""The hook service's end of the private channel to the root supervisor (channel.py).
+
+The supervisor tells the service what only it knows (the agent's lifecycle and
+readiness, for ``/v1/health`` and ``/v1/ready``) and does for it what only root may: run
+a ``run_as: root`` hook (from its boot-time copy) and rewrite the pre-commit chain. A
+reader thread keeps the latest state and hands replies to the threads waiting for them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from typing import Any
+
+from initd.hooks import runner
+from initd.hooks.model import Hook
+from initd.hooks.session import HookContext, refuse
+from initd.log import Logger
+from initd.service.channel import Channel, Message
+
+POLL = 0.1  # how often a waiting request looks at its cancel event
+
+
+class LinkDown(Exception):
+    """The supervisor is gone (initd is stopping) or broke the protocol."""
+
+
+class SupervisorLink:
+    def __init__(self, channel: Channel, log: Logger) -> None:
+        self.channel = channel
+        self.log = log
+        self.state: Message = {}  # the supervisor's last word on initd, agent, service
+        self.down = False
+        self._replies: dict[int, Message] = {}
+        self._changed = threading.Condition()
+        self._ids = itertools.count(1)
+        threading.Thread(target=self._read, name="supervisor-link", daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            messages = self.channel.receive()
+            with self._changed:
+                if messages is None:
+                    self.down = True
+                    self._changed.notify_all()
+                    return
+                for message in messages:
+                    if message.get("op") == "state":
+                        self.state = message
+                    elif message.get("op") == "reply" and isinstance(message.get("id"), int):
+                        self._replies[message["id"]] = message
+                self._changed.notify_all()
+
+    def ready(self) -> None:
+        """Tell the supervisor the API is served: it may start the agent."""
+        self.channel.send({"op": "ready", "pid": os.getpid()})
+
+    def request(self, op: str, cancel: threading.Event | None = None,
+                **fields: Any) -> Message:
+        """Ask, and wait for the reply; a set ``cancel`` is passed on (once)."""
+        request_id = next(self._ids)
+        if not self.channel.send({"op": op, "id": request_id, **fields}):
+            raise LinkDown("initd's supervisor cannot be reached")
+        cancelled = False
+        with self._changed:
+            while request_id not in self._replies:
+                if self.down:
+                    raise LinkDown("initd's supervisor went away before it answered")
+                if cancel is not None and cancel.is_set() and not cancelled:
+                    cancelled = self.channel.send({"op": "cancel", "id": request_id})
+                self._changed.wait(POLL)
+            return self._replies.pop(request_id)
+
+    def run_root_hook(self, hook: Hook, ctx: HookContext,
+                      cancel: threading.Event | None) -> runner.Result:
+        """Root runs its boot-time copy of ``hook`` (hooks/roothooks.py), records and
+        logs it; a refusal or an unreachable supervisor is a failed result, never a skip."""
+        try:
+            reply = self.request("root-hook", cancel, hook=hook.id)
+        except LinkDown as err:
+            return refuse(hook, ctx, f"run_as: root hook {hook.id!r} not run: {err}")
+        if isinstance(reply.get("result"), dict):
+            return runner.from_wire(reply["result"])
+        return refuse(hook, ctx, str(reply.get("error") or "no answer from the supervisor"))
+
+    def refresh_precommit(self) -> str:
+        """Root rewrites the managed pre-commit chain from the hooks as they are now."""
+        reply = self.request("precommit")
+        return str(reply.get("result") or reply.get("error"))
