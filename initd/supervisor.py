@@ -65,9 +65,11 @@ def boot(flags: argparse.Namespace) -> int:
         service = start_service(config, account, ctx, hooks, repo, signals, logger)
     agent = Supervised(  # 5b. the agent
         "agent",
+        # INITD_SOCKET tells the agent a hook service serves there: only when one does.
         proc.Spec(argv=config.command,
                   env=proc.environment(os.environ, account, {"INITD_SOCKET": config.socket}
-                                       if service is not None else None),
+                                       if service is not None else None,
+                                       remove=() if service is not None else ("INITD_SOCKET",)),
                   cwd=os.getcwd(), account=account, stdin=proc.INHERIT, terminal=True),
         restart=config.restart,
         backoff=Backoff(max_restarts=config.max_restarts, window=config.restart_window),

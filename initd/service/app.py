@@ -124,7 +124,11 @@ def _output(service: HookService, hook_id: str) -> tuple[int, Any]:
 
 
 def _rerun(service: HookService, hook_id: str) -> tuple[int, Any]:
-    result = service.rerun(hook_id)
+    try:
+        result = service.rerun(hook_id)
+    except Busy:
+        raise HttpError(409, "an evaluation or a rerun is running; try again when it is "
+                             "done (POST /v1/turn/cancel stops an evaluation)") from None
     if result is None:
         raise HttpError(404, f"no hook {hook_id!r} (GET /v1/hooks lists them)")
     return 200, result

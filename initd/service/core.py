@@ -24,7 +24,7 @@ from initd.service.link import LinkDown, SupervisorLink
 
 
 class Busy(Exception):
-    """An evaluation is already running."""
+    """An evaluation (or a rerun) is already running."""
 
 
 class HookService:
@@ -128,16 +128,23 @@ class HookService:
         return True
 
     def rerun(self, hook_id: str) -> dict[str, Any] | None:
-        """Run one hook now (a file hook against the dirty files its pattern matches)."""
+        """Run one hook now (a file hook against the dirty files its pattern matches).
+        Raises Busy while an evaluation or another rerun runs: one hook at a time, so no
+        hook ever runs twice at once over its own log."""
         hook = next((h for h in self.discover().hooks if h.id == hook_id), None)
         if hook is None:
             return None
-        if hook.type == "file":  # the same inputs as in an evaluation
-            dirty = changes.dirty_files(self.ctx.workspace)
-            result = filehooks.run_file_hook(hook, patterns.matching(hook.pattern or "", dirty),
-                                             self.ctx)
-        else:
-            result = run_one(hook, self.ctx)
+        if not self._lock.acquire(blocking=False):
+            raise Busy
+        try:
+            if hook.type == "file":  # the same inputs as in an evaluation
+                dirty = changes.dirty_files(self.ctx.workspace)
+                result = filehooks.run_file_hook(
+                    hook, patterns.matching(hook.pattern or "", dirty), self.ctx)
+            else:
+                result = run_one(hook, self.ctx)
+        finally:
+            self._lock.release()
         return {"hookId": hook.id, "success": result.ok, "exitCode": result.exit_code,
                 "timedOut": result.timed_out, "outputPath": result.output_path}
 

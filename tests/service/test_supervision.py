@@ -1,0 +1,329 @@
+"""The hook service under initd as PID 1: on by default, readiness of the agent, health,
+requests during a restart, run_as: root hooks through root, no hook outliving its runner,
+the pre-commit chain following the hooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.hooks.support import ROOT_HOME, forget_session, git, git_ok
+from tests.hooks.test_session import add_hook
+from tests.service.support import call
+from tests.service.test_supervised import service_process
+from tests.support.harness import Initd, proc_status, run, wait_for
+
+PY = sys.executable
+
+
+@pytest.fixture
+def ws() -> Iterator[tuple[Path, str]]:
+    """A git workspace any user may write (pytest's tmp_path is root's, 0700)."""
+    path = Path(tempfile.mkdtemp(prefix="initd-sup-"))
+    git_ok(path, "init", "-q")
+    git_ok(path, "config", "user.email", "agent@example.com")
+    git_ok(path, "config", "user.name", "Agent")
+    (path / ".discobot" / "hooks").mkdir(parents=True)
+    sid = f"sup-{uuid.uuid4().hex[:8]}"
+    yield path, sid
+    forget_session(sid, *_agent_home())
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _agent_home() -> list[str]:
+    try:
+        return [pwd.getpwnam("initd-test-agent").pw_dir]
+    except KeyError:
+        return []
+
+
+def boot(initd, repo: Path, sid: str, *more: str) -> Initd:  # type: ignore[no-untyped-def]
+    return initd(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
+                  str(repo / "no-image"), *more])
+
+
+def answer(sock: str, method: str, path: str, body: object = None) -> tuple[int, object]:
+    try:
+        return call(sock, method, path, body)
+    except Exception:
+        return 0, None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# --- on by default, off when asked, and what a bind failure does
+
+
+def test_with_a_workspace_the_service_runs_on_its_own(initd, ws) -> None:
+    repo, sid = ws
+    init = boot(initd, repo, sid, "--", "sh", "-c", 'echo "$INITD_SOCKET"; sleep 1000')
+    assert init.expect(r"^/.*").group(0) == init.socket
+    service_process(init)
+    code, health = call(init.socket, "GET", "/v1/health")
+    assert code == 200 and health["agent"]["state"] == "running"  # type: ignore[index]
+    init.signal(signal.SIGTERM)
+    init.wait()
+
+
+def test_tini_style_use_has_no_service_and_no_socket(initd, tmp_path: Path) -> None:
+    init = initd(["--", "sh", "-c", 'echo "socket=${INITD_SOCKET-none}"'], cwd=str(tmp_path))
+    assert init.wait() == 0
+    assert init.stdout_lines == ["socket=none"]
+    assert not os.path.exists(init.socket)
+
+
+def test_no_service_and_service_decide(initd, ws, tmp_path: Path) -> None:
+    repo, sid = ws
+    off = boot(initd, repo, sid, "-v", "--no-service", "--", "sh", "-c",
+               'echo "${INITD_SOCKET-none}"')
+    assert off.wait() == 0 and off.stdout_lines == ["none"]
+    assert "hook service start" not in off.stderr and not os.path.exists(off.socket)
+    on = initd(["-v", "--service", "--", "sh", "-c", 'echo "$INITD_SOCKET"'],
+               cwd=str(tmp_path))  # no workspace, but asked for
+    assert on.wait() == 0 and on.stdout_lines == [on.socket], on.stderr
+    assert "hook service start" in on.stderr
+
+
+def test_a_socket_that_cannot_be_bound_warns_unless_the_service_was_asked_for(
+        initd, ws, tmp_path: Path) -> None:
+    repo, sid = ws
+    blocker = tmp_path / "not-a-socket"
+    blocker.write_text("mine\n")
+    env = {**os.environ, "INITD_SOCKET": str(blocker)}
+    args = ["--workspace", str(repo), "--session-id", sid, "--hooks-dir", str(repo / "none"),
+            "--", "echo", "agent ran"]
+    auto = initd(args, env=env)
+    assert auto.wait() == 0 and auto.stdout_lines == ["agent ran"]
+    assert "hook service not started" in auto.stderr and "is not a socket" in auto.stderr
+    asked = initd(["--service", *args], env=env)
+    assert asked.wait() == 125 and asked.stdout_lines == []
+    assert "is not a socket: not replacing it" in asked.stderr
+    assert blocker.read_text() == "mine\n"
+
+
+# --- readiness and health
+
+
+AGENT = """
+import signal, socket, sys, time
+time.sleep(float(sys.argv[2]))
+server = socket.create_server(("127.0.0.1", int(sys.argv[1])))
+print("listening", flush=True)
+def term(signum, frame):
+    print("stopping slowly", flush=True)
+    time.sleep(3)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+while True:
+    conn, _ = server.accept()
+    conn.sendall(b"HTTP/1.0 200 OK\\r\\nContent-Length: 0\\r\\n\\r\\n")
+    conn.close()
+"""
+
+
+@pytest.mark.parametrize("how", ["port", "url"])
+def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
+    repo, sid = ws
+    port = free_port()
+    flag = ["--ready-port", str(port)] if how == "port" else [
+        "--ready-url", f"http://127.0.0.1:{port}/healthz"]
+    init = boot(initd, repo, sid, *flag, "--", PY, "-c", AGENT, str(port), "1.5")
+    service_process(init)
+    # (asked early enough, the answer is "the agent has not been started yet")
+    code, body = wait_for(lambda: (r := answer(init.socket, "GET", "/v1/ready"))[1] and
+                          r[1].get("agent") and r, what="the agent started")  # type: ignore[union-attr]
+    assert code == 503, body
+    assert body["agent"]["state"] == "starting"  # type: ignore[index]
+    assert "ready once" in body["error"]  # type: ignore[index]
+    init.expect("listening")
+    code, body = wait_for(lambda: (r := answer(init.socket, "GET", "/v1/ready"))[0] == 200
+                          and r, what="ready")
+    agent = body["agent"]  # type: ignore[index]
+    assert agent["ready"] and agent["readyAt"] >= agent["startedAt"]
+    _, health = call(init.socket, "GET", "/v1/health")
+    [real] = [p for p in init.descendants() if p.cmdline()[1:2] == ["-c"]]
+    in_container = int(proc_status(real.pid, "NSpid").split()[-1])  # pids as PID 1 sees
+    assert health["agent"]["pid"] == in_container  # type: ignore[index]
+    assert health["initd"]["phase"] == "running"  # type: ignore[index]
+    init.signal(signal.SIGTERM)  # the agent takes 3 s to stop: not ready meanwhile
+    init.expect("stopping slowly")
+    code, body = wait_for(lambda: (r := answer(init.socket, "GET", "/v1/ready"))[0] == 503
+                          and r, what="not ready while stopping")
+    assert body["error"] == "initd is stopping"  # type: ignore[index]
+    assert init.wait() == 0
+
+
+def test_a_request_made_while_the_service_restarts_waits_for_it(initd, ws) -> None:
+    repo, sid = ws
+    init = boot(initd, repo, sid, "--", "sleep", "1000")
+    first = service_process(init)
+    wait_for(lambda: answer(init.socket, "GET", "/v1/health")[0] == 200, what="the API")
+    first.send_signal(signal.SIGKILL)
+    first.wait(5)
+    # The socket is root's, not the dead service's: this connects at once and waits in
+    # the backlog through the 1 s backoff, instead of ECONNREFUSED.
+    code, health = call(init.socket, "GET", "/v1/health")
+    assert code == 200 and health["pid"] != first.pid  # type: ignore[index]
+    assert health["service"]["restarts"] == 1  # type: ignore[index]
+    init.signal(signal.SIGTERM)
+    init.wait()
+
+
+# --- no hook outlives the service that ran it
+
+
+def test_a_killed_services_hook_is_stopped_not_orphaned(initd, ws) -> None:
+    repo, sid = ws
+    add_hook(repo / ".discobot" / "hooks", "10-slow.sh", "sleep 1000",
+             type="file", pattern="*.slow")
+    (repo / "x.slow").write_text("1\n")
+    init = boot(initd, repo, sid, "--", "sleep", "1000")
+    service = service_process(init)
+    wait_for(lambda: answer(init.socket, "GET", "/v1/health")[0] == 200, what="the API")
+    threading.Thread(target=answer, args=(init.socket, "POST", "/v1/turn"), daemon=True).start()
+    leader = wait_for(lambda: next((p.pid for p in init.descendants() if any(
+        "10-slow.sh" in arg for arg in p.cmdline())), None), what="the hook")
+    wait_for(lambda: len([p for p in psutil.process_iter() if _pgid(p.pid) == leader]) == 2,
+             what="the hook's sleep")
+    group = [p for p in psutil.process_iter() if _pgid(p.pid) == leader]
+    assert len(group) == 2  # sh and its sleep
+    status_file = Path(ROOT_HOME, ".discobot", sid, "hooks", "status.json")
+    wait_for(lambda: json.loads(status_file.read_text())["hooks"]["10-slow"].get("pgid"),
+             what="the hook recorded as running, with its group")
+    service.send_signal(signal.SIGKILL)
+    wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+                             for p in group), timeout=15, what="the hook's group stopped")
+    status = json.loads(status_file.read_text())
+    entry = status["hooks"]["10-slow"]
+    assert (entry["lastResult"], entry["interrupted"]) == ("failure", True)
+    assert status["pendingHooks"] == ["10-slow"]
+    init.signal(signal.SIGTERM)
+    init.wait()
+    [line] = [json.loads(line) for line in init.stderr.splitlines() if "stopped_group" in line]
+    assert line["hook"] == "10-slow" and line["stopped_group"] is not None, line
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+# --- run_as: root file hooks, for a service that runs as the agent
+
+
+ID_HOOK = 'echo "uid=$(id -u) files=$DISCOBOT_CHANGED_FILES"'
+
+
+def test_root_file_hooks_run_as_root_for_the_unprivileged_service(
+        initd, ws, agent_user: pwd.struct_passwd) -> None:
+    repo, sid = ws
+    hooks = repo / ".discobot" / "hooks"
+    root_hook = add_hook(hooks, "10-root.sh", ID_HOOK, type="file", pattern="*.r",
+                         run_as="root")
+    add_hook(hooks, "20-user.sh", ID_HOOK, type="file", pattern="*.u")
+    subprocess.run(["chmod", "-R", "a+rwX", str(repo)], check=True)
+    init = boot(initd, repo, sid, "--user", agent_user.pw_name, "--", "sleep", "1000")
+    service = service_process(init)
+    wait_for(lambda: answer(init.socket, "GET", "/v1/health")[0] == 200, what="the API")
+    assert service.uids().real == agent_user.pw_uid
+    (repo / "a.r").write_text("1\n")
+    (repo / "b.u").write_text("1\n")
+    code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
+    assert (code, turn["action"]) == (200, "none"), turn  # type: ignore[index]
+    store = Path(agent_user.pw_dir, ".discobot", sid, "hooks")
+    assert (store / "output" / "10-root.log").read_text() == "uid=0 files=a.r\n"
+    assert (store / "output" / "20-user.log").read_text() == (
+        f"uid={agent_user.pw_uid} files=b.u\n")
+    status = json.loads((store / "status.json").read_text())
+    assert status["hooks"]["10-root"]["lastResult"] == "success"
+    assert (store / "status.json").stat().st_uid == agent_user.pw_uid
+
+    # The agent edits the root hook: root will not run the new text, and says why.
+    root_hook.write_text(root_hook.read_text() + "touch /etc/initd-test-owned\n")
+    (repo / "a.r").write_text("2\n")
+    time.sleep(0.02)
+    code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
+    assert turn["action"] == "reprompt"  # type: ignore[index]
+    assert "was changed since initd started, so root will not run it" in turn["message"]  # type: ignore[index]
+    assert turn["results"][0]["exitCode"] == 126  # type: ignore[index]
+    assert not os.path.exists("/etc/initd-test-owned")
+
+    # A root hook added after boot is not run as root either.
+    add_hook(hooks, "05-new.sh", "touch /etc/initd-test-owned", type="file", pattern="*.n",
+             run_as="root")
+    (repo / "c.n").write_text("1\n")
+    time.sleep(0.02)
+    code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
+    assert "was there when initd started" in turn["message"]  # type: ignore[index]
+    assert not os.path.exists("/etc/initd-test-owned")
+    assert json.loads((store / "status.json").read_text())["hooks"]["05-new"][
+        "lastResult"] == "failure"  # recorded, never silently skipped
+    init.signal(signal.SIGTERM)
+    init.wait()
+
+
+# --- the pre-commit chain follows the hooks
+
+
+def test_a_pre_commit_hook_added_mid_session_joins_the_chain_at_the_next_turn(
+        initd, ws) -> None:
+    repo, sid = ws
+    init = boot(initd, repo, sid, "--", "sleep", "1000")
+    wait_for(lambda: answer(init.socket, "GET", "/v1/health")[0] == 200, what="the API")
+    script = repo / ".git" / "hooks" / "pre-commit"
+    assert "(none yet" in script.read_text()
+    marker = repo / "ran.txt"
+    add_hook(repo / ".discobot" / "hooks", "50-check.sh", f"echo checked > {marker}",
+             type="pre-commit", name="Late check")
+    code, _ = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
+    assert code == 200
+    assert "50-check" in script.read_text()
+    (repo / "f.txt").write_text("x\n")
+    git_ok(repo, "add", "f.txt")
+    out = git(repo, "commit", "-qm", "x")
+    assert out.returncode == 0, out.stderr
+    assert marker.read_text() == "checked\n"
+    # and removed again: it leaves the chain
+    (repo / ".discobot" / "hooks" / "50-check.sh").unlink()
+    call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
+    assert "50-check" not in script.read_text()
+    init.signal(signal.SIGTERM)
+    init.wait()
+
+
+def test_initd_without_a_user_runs_root_hooks_itself(ws) -> None:
+    """No privilege drop: the service is root too and needs no copy (nothing to guard)."""
+    repo, sid = ws
+    add_hook(repo / ".discobot" / "hooks", "10-root.sh", ID_HOOK, type="file",
+             pattern="*.r", run_as="root")
+    (repo / "a.r").write_text("1\n")
+    probe = ("import json; from initd.service import client; "
+             "print(json.dumps(client.call('POST', '/v1/turn', {})[1]['results']))")
+    init = run(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
+                str(repo / "none"), "--", PY, "-c", probe])
+    assert init.code == 0, init.stderr
+    [result] = json.loads(init.stdout_lines[0])
+    assert result["success"]
+    assert Path(ROOT_HOME, ".discobot", sid, "hooks", "output", "10-root.log").read_text() \
+        == "uid=0 files=a.r\n"
