@@ -173,8 +173,9 @@ def hook_workspace(root: Path, bodies: list[str]) -> Path:
 
 def session_phase_ms(ws: Path) -> float:
     out = subprocess.run([*INITD, "-v", "--log-format", "json", "--workspace", str(ws),
-                          "--hooks-dir", str(ws / "none"), "--session-id", "bench", "--",
-                          "true"], capture_output=True, text=True, check=True)
+                          "--hooks-dir", str(ws / "none"), "--session-id", "bench",
+                          "--no-service", "--", "true"], capture_output=True, text=True,
+                         check=True)
     for line in out.stderr.splitlines():
         event = json.loads(line) if line.startswith("{") else {}
         if event.get("event") == "session hooks" and "duration_ms" in event:
@@ -197,7 +198,8 @@ def hook_output_memory() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws = hook_workspace(Path(tmp), ["head -c 1073741824 /dev/zero"])
         proc = subprocess.Popen([*INITD, "--workspace", str(ws), "--hooks-dir",
-                                 str(ws / "none"), "--session-id", "bench", "--", "true"])
+                                 str(ws / "none"), "--session-id", "bench", "--no-service",
+                                 "--", "true"])
         supervisor = None
         samples: list[float] = []
         while proc.poll() is None:

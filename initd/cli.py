@@ -58,14 +58,15 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
 
 
 # A program called "hooks" (etc.) is run with -- before it.
-VERBS = (["hooks"], ["precommit"], ["service"], ["status"], ["turn"])
+VERBS = (["hooks"], ["precommit"], ["service"], ["status"], ["health"], ["ready"], ["turn"])
 
 
 def _verb(argv: list[str]) -> int:
     from initd.commands import api, hooks, precommit, service
 
     verbs = {"hooks": hooks.main, "precommit": precommit.main, "service": service.main,
-             "status": api.status, "turn": api.turn}
+             "status": api.status, "health": api.health, "ready": api.ready,
+             "turn": api.turn}
     return verbs[argv[0]](argv[1:])
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import signal
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from initd import proc, readiness
+from initd import proc
 from initd.backoff import Backoff
 from initd.log import Logger
 from initd.settings import Restart
 from initd.states import State
+
+if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
+    from initd import readiness
 
 
 class Supervised:
@@ -65,6 +68,8 @@ class Supervised:
         self.spawned(self.child)
         self.log.info("started", pid=self.child.pid, argv=list(spec.argv))
         if self.ready_check is not None:
+            from initd import readiness
+
             self.probe = readiness.Probe(self.ready_check)
         elif not self.announces_ready:
             self.mark_ready()

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from initd import __version__, log, options, pid1, proc, readiness, settings, users
+from initd import __version__, log, options, pid1, proc, settings, users
 from initd.backoff import Backoff
 from initd.errors import InitdError
 from initd.hooks import discovery, precommit
@@ -220,14 +220,17 @@ def wait_ready(service: Supervised, signals: SignalChannel, timeout: float = 10.
 
 
 def agent_readiness(config: settings.Settings) -> dict[str, Any]:
-    """How the agent's readiness is judged: its port, its URL, or at once."""
+    """How the agent's readiness is judged: its URL, its port, or (no check) at once."""
+    if config.ready_url is None and config.ready_port is None:
+        return {}
+    from initd import readiness  # sockets, threads, urllib: only when there is a check
+
     if config.ready_url is not None:
         return {"ready_check": readiness.url_check(config.ready_url),
                 "ready_by": config.ready_url}
-    if config.ready_port is not None:
-        return {"ready_check": readiness.port_check(config.ready_port),
-                "ready_by": f"port {config.ready_port}"}
-    return {}
+    assert config.ready_port is not None
+    return {"ready_check": readiness.port_check(config.ready_port),
+            "ready_by": f"port {config.ready_port}"}
 
 
 def describe(agent: Supervised, service: Supervised, phase: str) -> dict[str, Any]:

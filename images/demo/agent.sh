@@ -1,24 +1,49 @@
 #!/bin/sh
-# The demo agent: a stand-in for an agent API that shows what initd did for it.
-echo "[agent] I am $(id -un) (uid $(id -u)), pid $$; PID 1 is initd:"
+# The demo agent: a stand-in for an agent API that shows what initd does for it.
+say() { echo "[agent] $*"; }
+quote() { sed 's/^/        | /'; }
+say "I am $(id -un) (uid $(id -u)), pid $$; PID 1 is initd:"
 echo "        $(tr '\0' ' ' < /proc/1/cmdline | cut -c1-100)"
-echo "[agent] the session hooks ran before me; the background one may still be going"
-echo "[agent] starting a daemon that ignores SIGTERM: initd must sweep it when I exit"
+say "the session hooks ran before me; the background one may still be going"
+say "my signal state: $(grep -E '^Sig(Blk|Ign)' /proc/self/status | tr '\n\t' '  ')"
+say "initd's hook service answers on INITD_SOCKET=$INITD_SOCKET; am I ready?"
+initd ready | python3 -c 'import json, sys; a = json.load(sys.stdin); print(
+    "        |", a["reason"], "- agent", a["agent"]["state"], "pid", a["agent"]["pid"])'
+
+say "--- a turn: the model writes hello.py, with a syntax error"
+printf 'print("hello"\n' > hello.py
+trigger=user
+for round in 1 2 3 4; do
+  answer=$(initd turn --trigger "$trigger")
+  code=$?
+  if [ "$code" -eq 0 ]; then
+    say "turn over: initd ran the file hooks and every one passed"
+    break
+  elif [ "$code" -ne 2 ]; then
+    say "initd turn failed with $code"; break
+  fi
+  say "turn over: a file hook failed, and initd asks for a re-prompt. The model reads:"
+  printf '%s\n' "$answer" | python3 -c 'import json, sys; print(json.load(sys.stdin)["message"])' | quote
+  say "--- the hook-triggered turn: the model fixes hello.py"
+  printf 'print("hello")\n' > hello.py
+  trigger=hook
+done
+say "what the root file hook said (it ran as root, for me, from initd's boot-time copy):"
+initd hooks output 70-index | quote
+
+say "--- reaping: a daemon that ignores SIGTERM, and 20 orphaned grandchildren"
 setsid sh -c 'trap "" TERM; exec sleep 1000' </dev/null >/dev/null 2>&1 &
-echo "[agent] orphaning 20 short-lived grandchildren: PID 1 must reap every one"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do (sleep 0.1 &); done
-sleep 2.5
-echo "[agent] the process table now (STAT Z would be a zombie):"
-ps -A -o pid,ppid,pgid,stat,user,args | sed 's/^/        /'
-echo "[agent] zombies: $(ps -A -o stat= | grep -c '^Z')"
-echo "[agent] my signal state: $(grep -E '^Sig(Blk|Ign)' /proc/self/status | tr '\n\t' '  ')"
-echo "[agent] committing a file that still says TODO (initd's pre-commit chain runs):"
+sleep 1
+say "zombies now: $(ps -A -o stat= | grep -c '^Z') (PID 1 reaped every orphan)"
+
+say "--- git: committing a file that still says TODO (initd's pre-commit chain runs)"
 echo "TODO: write the notes" > notes.txt
-git add notes.txt
-git commit -q -m "Add notes" 2>&1 | sed 's/^/        /'
-echo "[agent] fixing it and committing again:"
+git add notes.txt hello.py
+git commit -q -m "Add notes" 2>&1 | quote
+say "fixing it and committing again:"
 echo "The notes." > notes.txt
 git add notes.txt
-git commit -q -m "Add notes" 2>&1 | sed 's/^/        /' && git log --oneline | sed 's/^/        /'
-echo "[agent] exiting with code 3"
+git commit -q -m "Add notes" 2>&1 | quote && git log --oneline | quote
+say "exiting with code 3 (initd will exit with it)"
 exit 3

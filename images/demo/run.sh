@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: initd as PID 1 of a fresh PID namespace, over the bundled demo workspace
-# (session hooks of every kind) and demo agent, as a demo agent user.
+# (session, file and pre-commit hooks) and demo agent, as a demo agent user: session
+# hooks, the hook service, a turn re-prompted then passing, reaping, a commit rejected
+# then accepted.
 set -uo pipefail
 python=${1:-python3}
 case "$python" in */*) [ "${python#/}" != "$python" ] || python="$PWD/$python" ;; esac
@@ -31,12 +33,17 @@ step() { printf '\n== %s\n' "$*"; }
 step "the hooks initd finds in the demo workspace (initd hooks list):"
 "$python" -m initd hooks list --workspace "$demo/workspace" --hooks-dir /nonexistent
 step "unshare --pid --fork --mount-proc initd -v --user $user -- agent.sh"
-step "initd becomes PID 1; its supervisor runs the session hooks, then starts the agent."
+step "initd becomes PID 1; its supervisor runs the session hooks, installs the pre-commit"
+echo "== chain, starts the hook service (as $user) and then the agent."
 echo
 cd "$demo/workspace" || exit 1
-DISCOBOT_SECRET=demo-secret unshare --pid --fork --mount-proc --kill-child \
+# The demo's own socket (not /run/initd, which a real initd may be serving), and initd's
+# verbs on the agent's PATH.
+PATH="$(dirname "$python"):$PATH" DISCOBOT_SECRET=demo-secret \
+  unshare --pid --fork --mount-proc --kill-child \
   "$python" -m initd -v --log-format console --user "$user" --session-id "$session" \
-  --workspace "$demo/workspace" --hooks-dir /nonexistent -- "$demo/agent.sh"
+  --workspace "$demo/workspace" --hooks-dir /nonexistent --socket "$demo/run/initd.sock" \
+  -- "$demo/agent.sh"
 code=$?
 step "initd exited with $code, the agent's own exit code. On the way out PID 1 swept the"
 echo "== daemon the agent left behind (SIGTERM, which it ignored, then SIGKILL)."

@@ -1,6 +1,6 @@
-"""``initd status``, ``initd turn``, ``initd hooks output|rerun ID``: the control API
-from a shell. Each prints the JSON answer; a turn that asks for a re-prompt exits 2
-(like a blocking hook), an API error exits 1 with its message."""
+"""``initd status|health|ready``, ``initd turn``, ``initd hooks output|rerun ID``: the
+control API from a shell. Each prints the JSON answer; a turn that asks for a re-prompt
+exits 2 (like a blocking hook), an API error (or "not ready") exits 1 with its message."""
 
 from __future__ import annotations
 
@@ -12,12 +12,34 @@ from typing import Any
 from initd.options import Parser
 from initd.service import client
 
+PROBE_TIMEOUT = 10.0  # a probe that hangs is a failed probe
+
 
 def status(argv: Sequence[str]) -> int:
     p = Parser(prog="initd status", description="The hook service's status.json.")
     p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
     args = p.parse_args(argv)
     return _show(*client.call("GET", "/v1/status", sock=args.socket))
+
+
+def health(argv: Sequence[str]) -> int:
+    """``initd health``: exit 0 while initd and its hook service answer (a liveness probe)."""
+    p = Parser(prog="initd health", description="Liveness: initd's hook service answers; "
+               "prints initd's, the agent's and the service's state.")
+    p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
+    args = p.parse_args(argv)
+    return _show(*client.call("GET", "/v1/health", sock=args.socket, timeout=PROBE_TIMEOUT))
+
+
+def ready(argv: Sequence[str]) -> int:
+    """``initd ready``: exit 0 once the agent is ready, 1 with the reason before (a
+    readiness probe)."""
+    p = Parser(prog="initd ready", description="Readiness: exit 0 once the agent is ready "
+               "(--ready-port/--ready-url), else 1 with the reason.")
+    p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
+    args = p.parse_args(argv)
+    code, answer = client.call("GET", "/v1/ready", sock=args.socket, timeout=PROBE_TIMEOUT)
+    return _show(code, answer)
 
 
 def turn(argv: Sequence[str]) -> int:

@@ -25,6 +25,7 @@ import pytest
 from tests.hooks.support import ROOT_HOME, forget_session, git, git_ok
 from tests.hooks.test_session import add_hook
 from tests.service.support import call
+from tests.service.test_api import verb
 from tests.service.test_supervised import service_process
 from tests.support.harness import Initd, proc_status, run, wait_for
 
@@ -154,11 +155,16 @@ def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
     assert code == 503, body
     assert body["agent"]["state"] == "starting"  # type: ignore[index]
     assert "ready once" in body["error"]  # type: ignore[index]
+    probe = verb("ready", sock=init.socket)  # the exec-probe form
+    assert probe.returncode == 1 and "ready once" in probe.stderr
     init.expect("listening")
     code, body = wait_for(lambda: (r := answer(init.socket, "GET", "/v1/ready"))[0] == 200
                           and r, what="ready")
     agent = body["agent"]  # type: ignore[index]
     assert agent["ready"] and agent["readyAt"] >= agent["startedAt"]
+    assert verb("ready", sock=init.socket).returncode == 0
+    alive = verb("health", sock=init.socket)
+    assert alive.returncode == 0 and json.loads(alive.stdout)["agent"]["ready"]
     _, health = call(init.socket, "GET", "/v1/health")
     [real] = [p for p in init.descendants() if p.cmdline()[1:2] == ["-c"]]
     in_container = int(proc_status(real.pid, "NSpid").split()[-1])  # pids as PID 1 sees

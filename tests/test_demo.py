@@ -1,0 +1,35 @@
+"""`make demo` keeps working: the bundled demo runs its whole flow and ends as it says."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DEMO = Path(__file__).resolve().parent.parent / "images" / "demo" / "run.sh"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the demo creates its user: needs root")
+def test_the_demo_shows_every_capability_and_exits_with_the_agents_code() -> None:
+    out = subprocess.run([str(DEMO), sys.executable], capture_output=True, text=True,
+                         timeout=120)
+    shown = out.stdout + out.stderr  # hooks' output comes in initd's log, on stderr
+    assert out.returncode == 0, shown  # run.sh checks that initd exited with 3
+    for line in (
+        "running as root (uid 0)",  # a root session hook
+        "cannot write /etc: privileges really dropped",  # a user session hook
+        "DISCOBOT_SECRET is not visible to hooks",
+        "the agent is ready",
+        "[Discobot Hook Failed] \"Python syntax\" (pattern: *.py)",
+        "(Attempt 1/3)",
+        "every one passed",
+        "indexed as root: hello.py",  # a root file hook, run for the unprivileged service
+        "zombies now: 0",
+        "commit rejected: the lines above still say TODO",
+        "Add notes",
+        "initd exited with 3",
+    ):
+        assert line in shown, f"{line!r} missing from the demo's output:\n{shown}"
