@@ -65,11 +65,7 @@ def boot(flags: argparse.Namespace) -> int:
         service = start_service(config, account, ctx, hooks, repo, signals, logger)
     agent = Supervised(  # 5b. the agent
         "agent",
-        # INITD_SOCKET tells the agent a hook service serves there: only when one does.
-        proc.Spec(argv=config.command,
-                  env=proc.environment(os.environ, account, {"INITD_SOCKET": config.socket}
-                                       if service is not None else None,
-                                       remove=() if service is not None else ("INITD_SOCKET",)),
+        proc.Spec(argv=config.command, env=agent_environment(config, account, service),
                   cwd=os.getcwd(), account=account, stdin=proc.INHERIT, terminal=True),
         restart=config.restart,
         backoff=Backoff(max_restarts=config.max_restarts, window=config.restart_window),
@@ -149,9 +145,7 @@ def install_precommit(repo: precommit.Repo, account: users.Account | None,
     """Install (or refresh) the managed chain; a refusal is a warning, never fatal."""
     try:
         with log.phase(logger, "pre-commit chain") as fields:
-            fields["result"] = precommit.install(
-                repo, [hook for hook in hooks if hook.type == "pre-commit"],
-                session_id=session, initd=precommit.initd_command())
+            fields["result"] = precommit.install(repo, hooks, session_id=session)
             if account is not None and precommit.trust_for(repo, account.home,
                                                            (account.uid, account.gid)):
                 fields["safe_directory"] = repo.top
@@ -217,6 +211,16 @@ def wait_ready(service: Supervised, signals: SignalChannel, timeout: float = 10.
         select.select(service.waitables(), [], [], min(left, 0.05))
         service.tick()
     return service.state is State.RUNNING
+
+
+def agent_environment(config: settings.Settings, account: users.Account | None,
+                      service: ServiceChild | None) -> dict[str, str]:
+    """initd's environment, the agent user's login variables, and INITD_SOCKET only when
+    a hook service really serves there (it tells the agent that one does)."""
+    env = proc.environment(os.environ, account, remove=("INITD_SOCKET",))
+    if service is not None:
+        env["INITD_SOCKET"] = config.socket
+    return env
 
 
 def agent_readiness(config: settings.Settings) -> dict[str, Any]:

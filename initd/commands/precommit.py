@@ -54,8 +54,7 @@ def main(argv: Sequence[str]) -> int:
 
     hooks = discovery.for_workspace(config.workspace, config.hooks_dir).hooks
     sid = session.session_id(config, log.get())
-    print(precommit.install(repo, [h for h in hooks if h.type == "pre-commit"],
-                            session_id=sid, initd=precommit.initd_command()))
+    print(precommit.install(repo, hooks, session_id=sid))
     if config.user:
         agent = users.lookup(config.user)
         if precommit.trust_for(repo, agent.home, (agent.uid, agent.gid)):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+from initd.errors import InitdError
+
 
 def git_env() -> dict[str, str]:
     """initd's own git calls see none of a calling git's GIT_DIR/GIT_INDEX_FILE (a hook
@@ -25,6 +27,10 @@ def git(workspace: str, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", "-c", f"safe.directory={workspace}", "-C", workspace, *args],
                           capture_output=True, env=git_env(), stdin=subprocess.DEVNULL,
                           timeout=120)
+
+
+class NotARepository(InitdError):
+    """File hooks need git to know what changed; the workspace is not a repository."""
 
 
 def _paths(out: bytes) -> list[str]:
@@ -41,7 +47,12 @@ def dirty_files(workspace: str) -> list[str]:
     untracked = git(workspace, "ls-files", "-z", "--others", "--exclude-standard")
     for out in (tracked, untracked):
         if out.returncode != 0:
-            raise OSError(f"git in {workspace}: {out.stderr.decode(errors='replace').strip()}")
+            error = out.stderr.decode(errors="replace").strip()
+            if "not a git repository" in error:
+                raise NotARepository(f"file hooks need the workspace to be a git repository "
+                                     f"(they run on what changed): {workspace} is not one; "
+                                     "run git init there")
+            raise OSError(f"git in {workspace}: {error}")
     return sorted(set(_paths(tracked.stdout)) | set(_paths(untracked.stdout)))
 
 

@@ -53,6 +53,10 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
     file_hooks = [hook for hook in hooks if hook.type == "file"]
     known = {hook.id for hook in file_hooks}
     store = ctx.store
+    if not file_hooks:  # nothing to evaluate (and no git to ask: any workspace will do)
+        if store.read()["pendingHooks"]:
+            store.update(lambda status: status.update(pendingHooks=[]))  # all removed
+        return Evaluation(NONE, (), ())
     store.prepare()
     marker = os.path.join(store.directory, ".last-eval")
     # The new marker is made first: its mtime is the file system's own "now", the clock
@@ -105,6 +109,14 @@ def run_file_hook(hook: Hook, files: Sequence[str], ctx: HookContext,
     ctx.store.prepare()  # the NUL list lives in output/
     return run_one(hook, ctx, stdin=_payload(hook, files, ctx), cancel=cancel,
                    extra_env=_env(hook, files, ctx))
+
+
+def run_on_dirty(hook: Hook, ctx: HookContext,
+                 cancel: threading.Event | None = None) -> Result:
+    """A file hook outside an evaluation (a rerun): against every dirty file its pattern
+    matches, as an evaluation would run it."""
+    files = patterns.matching(hook.pattern or "", changes.dirty_files(ctx.workspace))
+    return run_file_hook(hook, files, ctx, cancel)
 
 
 def _env(hook: Hook, files: Sequence[str], ctx: HookContext) -> dict[str, str]:

@@ -75,8 +75,13 @@ def is_managed(path: str) -> bool:
         return False
 
 
-def install(repo: Repo, hooks: Sequence[Hook], *, session_id: str, initd: str) -> str:
-    """Install (or refresh) the managed script; returns what was done, for the log."""
+def install(repo: Repo, hooks: Sequence[Hook], *, session_id: str,
+            initd: str | None = None) -> str:
+    """Install (or refresh) the managed script for the ``type: pre-commit`` hooks among
+    ``hooks``, calling back ``initd`` (default: the one running now). Returns what was
+    done, for the log."""
+    hooks = [hook for hook in hooks if hook.type == "pre-commit"]
+    initd = initd or initd_command()
     if not os.path.isdir(repo.hooks_dir):  # a core.hooksPath may not exist yet
         os.makedirs(repo.hooks_dir)
         if os.geteuid() == 0:

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from initd.hooks import changes, filehooks, patterns, runner
+from initd.hooks import filehooks, runner
 from initd.hooks.model import Hook
 from initd.hooks.session import HookContext, refuse, run_one
 
@@ -77,10 +77,8 @@ class RootHooks:
                                 f"{changed} since initd started, so root will not run it "
                                 "(root hooks are fixed at boot, before the agent runs; "
                                 "restart the container to use the new version)")
-        if snapshot.hook.type == "file":
-            dirty = changes.dirty_files(ctx.workspace)
-            files = patterns.matching(snapshot.hook.pattern or "", dirty)
-            return filehooks.run_file_hook(snapshot.hook, files, ctx, cancel)
+        if snapshot.hook.type == "file":  # its files from git here, not from the service
+            return filehooks.run_on_dirty(snapshot.hook, ctx, cancel)
         return run_one(snapshot.hook, ctx, cancel=cancel)
 
     @staticmethod

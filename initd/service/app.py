@@ -12,13 +12,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from initd.hooks.changes import NotARepository
 from initd.service.core import Busy, HookService, hook_view
 
 SPEC = Path(__file__).with_name("openapi.yaml")
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], object]
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-           409: "Conflict", 413: "Content Too Large", 500: "Internal Server Error",
+           409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content",
+           500: "Internal Server Error",
            503: "Service Unavailable"}
 MAX_BODY = 64 * 1024
 
@@ -55,6 +57,8 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
                 status, body = _dispatch(routes, method, path)
         except HttpError as err:
             status, body = err.status, {"error": str(err)}
+        except NotARepository as err:  # the workspace, not the request or initd
+            status, body = 422, {"error": str(err)}
         except Exception as err:  # a bug must still answer in JSON, and say what broke
             status, body = 500, {"error": f"internal error: {type(err).__name__}: {err}"}
         payload = json.dumps(body).encode()

@@ -144,9 +144,7 @@ class ServiceChild(Supervised):
         if self.repo is None:
             return {"result": "no managed pre-commit chain in this workspace"}
         hooks = discovery.for_workspace(self.ctx.workspace, self.image_dir).hooks
-        done = precommit.install(self.repo, [h for h in hooks if h.type == "pre-commit"],
-                                 session_id=self.ctx.session_id,
-                                 initd=precommit.initd_command())
+        done = precommit.install(self.repo, hooks, session_id=self.ctx.session_id)
         self.log.info("pre-commit chain refreshed", result=done)
         return {"result": done}
 

@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from initd.errors import InitdError
-from initd.hooks import changes, discovery, filehooks, message, patterns, precommit
+from initd.hooks import discovery, filehooks, message, precommit
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
 from initd.hooks.session import HookContext, run_one
@@ -108,10 +108,8 @@ class HookService:
                 if repo is None or not precommit.is_managed(repo.hook):
                     done = "no managed pre-commit chain in this workspace"
                 else:
-                    done = precommit.install(repo, [h for h in found.hooks
-                                                    if h.type == "pre-commit"],
-                                             session_id=self.ctx.session_id,
-                                             initd=precommit.initd_command())
+                    done = precommit.install(repo, found.hooks,
+                                             session_id=self.ctx.session_id)
         except (LinkDown, InitdError, OSError) as err:
             self.ctx.log.warning("pre-commit chain not refreshed (tried again next turn)",
                                  error=str(err))
@@ -137,12 +135,8 @@ class HookService:
         if not self._lock.acquire(blocking=False):
             raise Busy
         try:
-            if hook.type == "file":  # the same inputs as in an evaluation
-                dirty = changes.dirty_files(self.ctx.workspace)
-                result = filehooks.run_file_hook(
-                    hook, patterns.matching(hook.pattern or "", dirty), self.ctx)
-            else:
-                result = run_one(hook, self.ctx)
+            result = (filehooks.run_on_dirty(hook, self.ctx) if hook.type == "file"
+                      else run_one(hook, self.ctx))
         finally:
             self._lock.release()
         return {"hookId": hook.id, "success": result.ok, "exitCode": result.exit_code,

@@ -13,6 +13,7 @@ import os
 import threading
 from typing import Any
 
+from initd.errors import InitdError
 from initd.hooks import runner
 from initd.hooks.model import Hook
 from initd.hooks.session import HookContext, refuse
@@ -85,6 +86,9 @@ class SupervisorLink:
         return refuse(hook, ctx, str(reply.get("error") or "no answer from the supervisor"))
 
     def refresh_precommit(self) -> str:
-        """Root rewrites the managed pre-commit chain from the hooks as they are now."""
+        """Root rewrites the managed pre-commit chain from the hooks as they are now;
+        a refusal (say, a pre-commit.original in the way) raises InitdError."""
         reply = self.request("precommit")
-        return str(reply.get("result") or reply.get("error"))
+        if "error" in reply:
+            raise InitdError(str(reply["error"]))
+        return str(reply.get("result"))

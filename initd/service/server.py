@@ -33,8 +33,8 @@ class _Handler(WSGIRequestHandler):
 
 def bind(path: str, group: int | None = None) -> socket.socket:
     """A listening socket at ``path``, born 0660 (never a moment when others may connect),
-    in ``group`` when we may give it one. A socket left by a crash is replaced; anything
-    else at ``path`` is an error, never deleted."""
+    in ``group`` when we may give it one. A socket left by a crash is replaced; one that
+    someone still serves, or anything else at ``path``, is an error, never deleted."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
         if not os.path.isdir(directory):
@@ -43,6 +43,9 @@ def bind(path: str, group: int | None = None) -> socket.socket:
             if not stat.S_ISSOCK(os.lstat(path).st_mode):
                 raise InitdError(f"{path} exists and is not a socket: not replacing it "
                                  "(choose another --socket/INITD_SOCKET)")
+            if _answers(path):
+                raise InitdError(f"{path} is in use: another initd (or something else) "
+                                 "serves there; choose another --socket/INITD_SOCKET")
             os.unlink(path)
         except FileNotFoundError:
             pass
@@ -60,6 +63,17 @@ def bind(path: str, group: int | None = None) -> socket.socket:
         os.chown(path, -1, group)
     sock.listen(BACKLOG)
     return sock
+
+
+def _answers(path: str) -> bool:
+    """Does a live process listen there? (A crashed one's socket refuses connections.)"""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except OSError:
+            return False
+    return True
 
 
 class UnixWSGIServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):

@@ -227,7 +227,7 @@ def test_ignores_the_callers_git_environment(repo: Path, tmp_path: Path,
     assert dirty(repo) == ["a.txt"]
 
 
-def test_not_a_repository_raises_oserror(tmp_path: Path) -> None:
+def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
     """Guards against a non-repository silently reporting no changes."""
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -236,7 +236,7 @@ def test_not_a_repository_raises_oserror(tmp_path: Path) -> None:
                             env=GIT_ENV).returncode == 0
     if inside:
         pytest.skip("tmp_path lies inside a git repository")
-    with pytest.raises(OSError):
+    with pytest.raises(changes.NotARepository, match="run git init there"):
         changes.dirty_files(str(plain))
 
 

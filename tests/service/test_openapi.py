@@ -10,11 +10,20 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from schemathesis.specs.openapi import checks as oc
 
+from initd import log, proc
+from initd.backoff import Backoff
 from initd.service.app import make_app
+from initd.service.channel import Channel
 from initd.service.core import HookService
+from initd.service.link import SupervisorLink
+from initd.settings import Restart
+from initd.supervised import Supervised
+from initd.supervisor import describe
 from tests.hooks.support import forget_session, git_repo, hook_context
 from tests.hooks.test_filehooks import checker
+from tests.support.harness import wait_for
 
 
 @pytest.fixture
@@ -25,6 +34,25 @@ def api_schema(tmp_path: Path) -> Iterator[object]:
     sid = f"oas-{uuid.uuid4().hex[:8]}"
     app = make_app(HookService(hook_context(repo, sid), str(repo / "no-image")))
     yield schemathesis.openapi.from_wsgi("/v1/openapi.json", app)
+    forget_session(sid)
+
+
+@pytest.fixture
+def linked_schema(tmp_path: Path) -> Iterator[object]:
+    """The service as initd runs it: a real link on a real socketpair, told by the
+    supervisor's own describe() of an agent that is not ready (so /v1/ready is a 503)."""
+    repo = git_repo(tmp_path / "ws", identity=False)
+    sid = f"oas-{uuid.uuid4().hex[:8]}"
+    supervisor_end, service_fd = Channel.pair()
+    link = SupervisorLink(Channel.from_fd(service_fd), log.get())
+    spec = proc.Spec(argv=("true",), env={}, cwd="/")
+    agent, service = (Supervised(name, spec, Restart.NEVER, Backoff(1, 1), 1, log.get())
+                      for name in ("agent", "hook-service"))
+    supervisor_end.send({"op": "state", **describe(agent, service, "running")})
+    wait_for(lambda: link.state, what="the state pushed")
+    app = make_app(HookService(hook_context(repo, sid), str(repo / "no-image"), link=link))
+    yield schemathesis.openapi.from_wsgi("/v1/openapi.json", app)
+    supervisor_end.close()
     forget_session(sid)
 
 
@@ -45,3 +73,20 @@ def test_api_conforms_to_its_openapi_document(api_schema) -> None:
             case.call_and_validate()
 
         check()
+
+
+def test_health_and_a_not_ready_agent_conform_too(linked_schema) -> None:
+    seen = set()
+    for result in linked_schema.get_all_operations():
+        operation = result.ok()
+        if operation.label not in ("GET /v1/health", "GET /v1/ready"):
+            continue
+        case = operation.Case()
+        response = case.call()
+        # 503 is documented (and what a readiness probe needs): check it conforms, but
+        # not schemathesis' "no 5xx" rule, which is for bugs
+        case.validate_response(response, checks=[
+            oc.status_code_conformance, oc.content_type_conformance,
+            oc.response_schema_conformance])
+        seen.add((operation.label, response.status_code))
+    assert seen == {("GET /v1/health", 200), ("GET /v1/ready", 503)}

@@ -213,8 +213,8 @@ def test_a_killed_services_hook_is_stopped_not_orphaned(initd, ws) -> None:
     group = [p for p in psutil.process_iter() if _pgid(p.pid) == leader]
     assert len(group) == 2  # sh and its sleep
     status_file = Path(ROOT_HOME, ".discobot", sid, "hooks", "status.json")
-    wait_for(lambda: json.loads(status_file.read_text())["hooks"]["10-slow"].get("pgid"),
-             what="the hook recorded as running, with its group")
+    wait_for(lambda: status_file.exists() and json.loads(status_file.read_text())["hooks"]
+             .get("10-slow", {}).get("pgid"), what="the hook recorded as running, with its group")
     service.send_signal(signal.SIGKILL)
     wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE
                              for p in group), timeout=15, what="the hook's group stopped")
@@ -333,3 +333,45 @@ def test_initd_without_a_user_runs_root_hooks_itself(ws) -> None:
     assert result["success"]
     assert Path(ROOT_HOME, ".discobot", sid, "hooks", "output", "10-root.log").read_text() \
         == "uid=0 files=a.r\n"
+
+
+# --- a workspace that is not a git repository; a socket already being served
+
+
+def test_no_git_repository_is_fine_without_file_hooks_and_clear_with_them(initd) -> None:
+    plain = Path(tempfile.mkdtemp(prefix="initd-nogit-"))
+    sid = f"sup-{uuid.uuid4().hex[:8]}"
+    try:
+        init = initd(["--workspace", str(plain), "--session-id", sid, "--hooks-dir",
+                      str(plain / "none"), "--", "sleep", "1000"])
+        wait_for(lambda: answer(init.socket, "GET", "/v1/health")[0] == 200, what="the API")
+        code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
+        assert (code, turn["action"]) == (200, "none")  # type: ignore[index]
+        add_hook(plain / ".discobot" / "hooks", "10-f.sh", "true", type="file", pattern="*")
+        code, body = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
+        assert code == 422
+        assert "need the workspace to be a git repository" in body["error"]  # type: ignore[index]
+        assert "run git init there" in body["error"]  # type: ignore[index]
+        init.signal(signal.SIGTERM)
+        init.wait()
+    finally:
+        forget_session(sid)
+        shutil.rmtree(plain, ignore_errors=True)
+
+
+def test_a_socket_another_initd_serves_is_never_taken_over(initd, ws) -> None:
+    repo, sid = ws
+    first = boot(initd, repo, sid, "--", "sleep", "1000")
+    first_service = service_process(first)
+    wait_for(lambda: answer(first.socket, "GET", "/v1/health")[0] == 200, what="the API")
+    env = {**os.environ, "INITD_SOCKET": first.socket}
+    second = initd(["--workspace", str(repo), "--session-id", f"{sid}-2", "--hooks-dir",
+                    str(repo / "none"), "--", "echo", "second agent ran"], env=env)
+    assert second.wait() == 0 and second.stdout_lines == ["second agent ran"]
+    assert "is in use: another initd" in second.stderr
+    code, health = call(first.socket, "GET", "/v1/health")  # still the first one's
+    assert code == 200 and health["pid"] == int(  # type: ignore[index]
+        proc_status(first_service.pid, "NSpid").split()[-1])
+    first.signal(signal.SIGTERM)
+    first.wait()
+    forget_session(f"{sid}-2")
