@@ -196,7 +196,7 @@ def truthy(value: Any) -> bool:
     if value is None or isinstance(value, bool):
         return bool(value)
     if _number(value):
-        return value != 0
+        return bool(value != 0)
     if isinstance(value, str | list | dict):
         return len(value) > 0
     return True
@@ -252,8 +252,8 @@ def _binary(op: str, left: Any, right: Any) -> Any:
 
 
 def _compare(op: str, left: Any, right: Any) -> bool:
-    return {"<": left < right, ">": left > right, "<=": left <= right,
-            ">=": left >= right}[op]
+    return bool({"<": left < right, ">": left > right, "<=": left <= right,
+                 ">=": left >= right}[op])
 
 
 def lookup_in(values: Mapping[str, Any]) -> Lookup:

@@ -11,7 +11,9 @@ reported as such. An unknown name is an error where it is written, never ignored
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from initd.events.conditions import Condition
 
 
 class Event(NamedTuple):
@@ -63,3 +65,32 @@ def resolve(name: str) -> Event | None:
 def known() -> str:
     """Every accepted name, for an error message."""
     return ", ".join(event.name for event in EVENTS)
+
+
+class EventHook(NamedTuple):
+    """One action on one event, from any dialect, as the engine runs it."""
+
+    event: str  # the canonical event name
+    action: str  # script | shell | webhook | spawn | git-commit | git-push
+    dialect: str  # discobot | iteratr | nyzhi | autoagent | pipelines
+    source: str  # the file that defines it
+    key: str  # where in that file, e.g. hooks.pre_iteration[0]
+    label: str  # for people: the command, the URL, the pipeline
+    spec: dict[str, Any]  # the action's own fields (command, url, body, message, …)
+    timeout: float  # seconds
+    wait: bool  # await it (False: fire-and-forget, still owned and reaped)
+    when: Condition | None = None
+    on_failure: str = "continue"  # continue | abort | retry
+    retries: int = 0
+    retry_delay: float = 5.0
+    block: bool = False  # any non-zero exit blocks (a blockable event)
+    on_error: str = "allow"  # a blocking hook that could not run or timed out: allow | deny
+    tool_name: tuple[str, ...] = ()  # run only for these tools (case-insensitive)
+    pattern: tuple[str, ...] = ()  # run only for files like these
+    stage: str | None = None  # a loop.yaml's hooks: only for events of that stage
+    workspace: bool = True  # defined by the workspace (trust may be required), not the image
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}: {self.key}"

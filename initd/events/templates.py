@@ -72,46 +72,54 @@ def shell(command: str, lookup: Lookup) -> tuple[str, dict[str, str], list[str]]
     return "".join(out), env, unknown
 
 
+class _Frame:
+    """One level of nesting: the top, or a ``$(…)``/backquoted command within it."""
+
+    def __init__(self, opener: str = "") -> None:
+        self.opener = opener  # "" | "$(" | "`"
+        self.quote = ""  # "" | "'" | '"'
+        self.parens = 0  # "(" opened inside it, not yet closed
+
+
 def _quote_states(command: str) -> list[str]:
     """For each position: "" outside quotes, "'" inside single, '"' inside double quotes,
     as sh reads it: a ``$(…)`` or a backquoted command starts afresh, unquoted, even
     inside double quotes."""
     states: list[str] = []
-    frames = [["", 0, ""]]  # per nesting: [quote, open "(", opened by "" | "$(" | "`"]
+    frames = [_Frame()]
     escaped = False
     at = 0
     while at < len(command):
         char, frame = command[at], frames[-1]
-        quote = frame[0]
-        states.append(quote)
+        states.append(frame.quote)
         if escaped:
             escaped = False
-        elif quote == "'":
+        elif frame.quote == "'":
             if char == "'":
-                frame[0] = ""
+                frame.quote = ""
         elif char == "\\":
             escaped = True
         elif char == "$" and command[at + 1 : at + 2] == "(":
-            states.append(quote)  # the "(" itself
-            frames.append(["", 0, "$("])
+            states.append(frame.quote)  # the "(" itself
+            frames.append(_Frame("$("))
             at += 2
             continue
         elif char == "`":
-            if frame[2] == "`" and not quote:
+            if frame.opener == "`" and not frame.quote:
                 frames.pop()
             else:
-                frames.append(["", 0, "`"])
-        elif quote == '"':
+                frames.append(_Frame("`"))
+        elif frame.quote == '"':
             if char == '"':
-                frame[0] = ""
+                frame.quote = ""
         elif char in "'\"":
-            frame[0] = char
+            frame.quote = char
         elif char == "(":
-            frame[1] += 1
+            frame.parens += 1
         elif char == ")":
-            if frame[1]:
-                frame[1] -= 1
-            elif frame[2] == "$(":
+            if frame.parens:
+                frame.parens -= 1
+            elif frame.opener == "$(" and len(frames) > 1:
                 frames.pop()
         at += 1
     return states

@@ -11,10 +11,16 @@ import math
 import re
 from typing import Any, NamedTuple
 
+from initd.events import model as events
+
 TYPES = ("session", "file", "pre-commit")
 DEFAULT_TIMEOUT = {"session": 300.0, "file": 900.0, "pre-commit": 900.0}
+EVENT_TIMEOUT = 60.0  # a hook whose type names a lifecycle event (Claude Code's, AutoAgent's)
 KNOWN_KEYS = frozenset({"name", "type", "description", "run_as", "pattern", "notify_llm",
                         "timeout", "blocking"})
+# an event hook's own fields, checked by the events engine (initd/events/dialects/discobot.py)
+EVENT_KEYS = frozenset({"block", "tool_name", "when", "on_failure", "retries",
+                        "retry_delay", "on_error"})
 SCRIPT_EXTENSIONS = (".sh", ".bash", ".zsh", ".py", ".js", ".ts", ".rb", ".pl", ".php")
 
 
@@ -35,6 +41,11 @@ class Hook(NamedTuple):
     timeout: float = 300.0
     blocking: bool = True
     warnings: tuple[str, ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()  # an event hook's EVENT_KEYS, as written
+
+    @property
+    def is_event(self) -> bool:
+        return self.type not in TYPES
 
 
 def hook_id(filename: str) -> str:
@@ -48,18 +59,26 @@ def hook_id(filename: str) -> str:
 
 def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> Hook:
     """Check ``fields`` (parsed front matter) and build the Hook, or raise HookError."""
-    warnings = [f"unknown key {key!r} ignored (known: {', '.join(sorted(KNOWN_KEYS))})"
-                for key in fields if key not in KNOWN_KEYS]
-    kind = _text(fields, "type", required=True)
-    if kind not in TYPES:
-        raise HookError(f"type: expected one of {', '.join(TYPES)}, got {kind!r}")
+    kind = str(_text(fields, "type", required=True))
+    event = None if kind in TYPES else events.resolve(kind)
+    if kind not in TYPES and event is None:
+        raise HookError(f"type: expected one of {', '.join(TYPES)} or an event "
+                        f"({events.known()}), got {kind!r}")
+    known = KNOWN_KEYS | EVENT_KEYS if event is not None else KNOWN_KEYS
+    warnings = [f"unknown key {key!r} ignored (known: {', '.join(sorted(known))})"
+                for key in fields if key not in known]
     run_as = _text(fields, "run_as") or "user"
     if run_as not in ("root", "user"):
         raise HookError(f"run_as: expected exactly 'root' or 'user', got {run_as!r}")
+    if event is not None:
+        kind = event.name
+        if run_as == "root":
+            raise HookError("run_as: root is for session and file hooks; a hook on an "
+                            f"event ({kind}) runs as the agent user")
     pattern = _text(fields, "pattern")
     if kind == "file" and not pattern:
         raise HookError("pattern: required for a file hook (e.g. pattern: \"*.go\")")
-    if kind != "file" and pattern is not None:
+    if kind in ("session", "pre-commit") and pattern is not None:
         raise HookError(f"pattern: only file hooks take a pattern (this is a {kind} hook)")
     if "blocking" in fields and kind != "session":
         warnings.append(f"blocking: only session hooks use it; ignored on a {kind} hook")
@@ -79,6 +98,8 @@ def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> H
         timeout=_timeout(fields, kind),
         blocking=_flag(fields, "blocking", True),
         warnings=tuple(warnings),
+        options=tuple((k, fields[k]) for k in sorted(EVENT_KEYS) if k in fields)
+        if event is not None else (),
     )
 
 
@@ -101,7 +122,7 @@ def _flag(fields: dict[str, Any], key: str, default: bool) -> bool:
 
 
 def _timeout(fields: dict[str, Any], kind: str) -> float:
-    value = fields.get("timeout", DEFAULT_TIMEOUT[kind])
+    value = fields.get("timeout", DEFAULT_TIMEOUT.get(kind, EVENT_TIMEOUT))
     try:
         seconds = float(value) if isinstance(value, int | float) else math.nan
     except OverflowError:  # an integer of 400 digits

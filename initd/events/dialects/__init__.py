@@ -1,0 +1,60 @@
+"""Every dialect's loader into the one model, and ``load_all`` in the order hooks run:
+discobot scripts (the image's, then the workspace's), ``.iteratr.hooks.yml``, nyzhi's
+``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files."""
+
+from __future__ import annotations
+
+import os
+
+from initd.events.dialects import autoagent, discobot, iteratr, nyzhi, pipelines
+from initd.events.dialects.common import Collected
+
+
+def load_all(workspace: str, image_dir: str, home: str) -> Collected:
+    found = Collected()
+    found.extend(discobot.load(workspace, image_dir))
+    found.extend(iteratr.load(workspace))
+    found.extend(nyzhi.load(workspace, home))
+    found.extend(autoagent.load(workspace, home))
+    found.extend(pipelines.load(workspace, home))
+    return found
+
+
+class Cache:
+    """``load_all`` again only when one of the files it reads (or could read) changed: the
+    service asks on every event, and most events change nothing."""
+
+    def __init__(self, workspace: str, image_dir: str, home: str) -> None:
+        self.args = (workspace, image_dir, home)
+        self.stamp: tuple[object, ...] | None = None
+        self.found = Collected()
+
+    def paths(self) -> list[str]:
+        workspace, image_dir, home = self.args
+        hooks_dir = os.path.join(workspace, ".discobot", "hooks")
+        found = [image_dir, hooks_dir, os.path.join(workspace, iteratr.FILE),
+                 *(path for path, _ in nyzhi.files(workspace, home)),
+                 os.path.join(home, ".autoagent", "config.json"),
+                 autoagent.workspace_file(workspace), pipelines.global_file(home),
+                 *(os.path.join(workspace, name) for name in pipelines.STAGE_FILES)]
+        for directory in (image_dir, hooks_dir):  # a script edited in place
+            try:
+                found += [os.path.join(directory, n) for n in sorted(os.listdir(directory))]
+            except OSError:
+                pass
+        return found
+
+    def get(self) -> Collected:
+        stamp = tuple(_stamp(path) for path in self.paths())
+        if stamp != self.stamp:
+            self.found = load_all(*self.args)
+            self.stamp = stamp
+        return self.found
+
+
+def _stamp(path: str) -> object:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (path, info.st_mtime_ns, info.st_size, info.st_ino)

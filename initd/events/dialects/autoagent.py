@@ -1,0 +1,117 @@
+"""AutoAgent's ``.autoagent/config.json`` ``hooks`` (seed 003), merged over the user's
+``~/.autoagent/config.json``: per event, the workspace's list replaces the user's. Hook
+types ``command`` (``blocking``, ``timeout`` in ms, 60 s by default), and the built-in
+``git-commit`` (``message``, ``noVerify``) and ``git-push`` (``remote``, ``branch``).
+``set_auto`` is ``initd config set-auto-commit|set-auto-push``."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.model import EventHook
+
+DEFAULT_TIMEOUT_MS = 60_000
+COMMIT_MESSAGE = "Complete issue #{{issueNumber}}: {{issueTitle}}"
+TYPES = ("command", "git-commit", "git-push")
+
+
+def workspace_file(workspace: str) -> str:
+    return os.path.join(workspace, ".autoagent", "config.json")
+
+
+def load(workspace: str, home: str) -> Collected:
+    found = Collected()
+    by_event: dict[str, tuple[str, str, list[Any], bool]] = {}  # event -> (path, name, ..)
+    for path, in_workspace in ((os.path.join(home, ".autoagent", "config.json"), False),
+                               (workspace_file(workspace), True)):
+        try:
+            data = read(path, "json")
+        except LoadError as err:
+            found.error(path, err)
+            continue
+        if data is None:
+            continue
+        found.files.append(path)
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        if hooks is None:
+            continue
+        if not isinstance(hooks, dict):
+            found.error(path, LoadError(f"{path}: hooks: expected an object of event: [hooks]"))
+            continue
+        for name, entries in hooks.items():
+            try:
+                event = event_of(name, path, f"hooks.{name}")
+            except LoadError as err:
+                found.error(path, err)
+                continue
+            if not isinstance(entries, list):
+                found.error(path, LoadError(f"{path}: hooks.{name}: expected a list of hooks"))
+                continue
+            by_event[event.name] = (path, name, entries, in_workspace)  # the workspace wins
+    for event_name, (path, name, entries, in_workspace) in by_event.items():
+        for index, entry in enumerate(entries):
+            found.hook(path, _hook, event_name, entry, path, f"hooks.{name}[{index}]",
+                       in_workspace)
+    return found
+
+
+def _hook(event: str, entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
+    f = Fields(entry, path, key)
+    kind = f.choice("type", TYPES, "command")
+    common: dict[str, Any] = dict(
+        event=event, dialect="autoagent", source=path, key=key, wait=True,
+        timeout=f.number("timeout", DEFAULT_TIMEOUT_MS / 1000, scale=1 / 1000),
+        block=f.flag("blocking", False), on_error=f.choice("on_error", ("allow", "deny"),
+                                                           "allow"),
+        workspace=in_workspace)
+    if kind == "command":
+        command = f.text("command", required=True)
+        return EventHook(action="shell", label=command, spec={"command": command},
+                         warnings=f.unknown(), **common)
+    if kind == "git-commit":
+        message = f.text("message", COMMIT_MESSAGE, required=False)
+        return EventHook(action="git-commit", label=f"git commit -m {message!r}",
+                         spec={"message": message, "noVerify": f.flag("noVerify", False)},
+                         warnings=f.unknown(), **common)
+    remote, branch = f.text("remote", "origin"), f.text("branch", "current")
+    return EventHook(action="git-push", label=f"git push {remote} {branch}",
+                     spec={"remote": remote, "branch": branch}, warnings=f.unknown(),
+                     **common)
+
+
+def set_auto(workspace: str, kind: str, enabled: bool) -> str:
+    """``set-auto-commit`` (kind git-commit) / ``set-auto-push`` (git-push): add or remove
+    that built-in hook in PostExecutionEnd of the workspace's config (a push goes after
+    the commit). Everything else in the file is kept. Returns what was done."""
+    path = workspace_file(workspace)
+    data = read(path, "json")
+    if data is None:
+        data = {}
+    if not isinstance(data, dict) or not isinstance(data.setdefault("hooks", {}), dict):
+        raise LoadError(f"{path}: expected an object with a hooks object")
+    entries = data["hooks"].setdefault("PostExecutionEnd", [])
+    if not isinstance(entries, list):
+        raise LoadError(f"{path}: hooks.PostExecutionEnd: expected a list of hooks")
+    present = [e for e in entries if isinstance(e, dict) and e.get("type") == kind]
+    if enabled == bool(present):
+        return f"{kind} hook already {'in' if enabled else 'absent from'} PostExecutionEnd"
+    if enabled:
+        hook = ({"type": "git-commit", "message": COMMIT_MESSAGE} if kind == "git-commit"
+                else {"type": "git-push", "remote": "origin", "branch": "current"})
+        if kind == "git-commit":
+            pushes = [i for i, e in enumerate(entries)
+                      if isinstance(e, dict) and e.get("type") == "git-push"]
+            entries.insert(pushes[0] if pushes else len(entries), hook)
+        else:
+            entries.append(hook)
+    else:
+        entries[:] = [e for e in entries if e not in present]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.initd-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+    return f"{'added' if enabled else 'removed'} the {kind} hook in PostExecutionEnd ({path})"

@@ -1,0 +1,178 @@
+"""What every dialect loader shares: reading a config file, and checking its fields with
+errors that name the file, the hook and the key, and say what was expected."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from initd.events import conditions, model
+
+
+class LoadError(ValueError):
+    """A config file, or one hook in it, is wrong; the message says where and how."""
+
+
+def read(path: str, fmt: str) -> Any:
+    """The parsed file (``fmt``: yaml, toml or json), or None when there is none; a file
+    that does not parse is a LoadError naming it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError) as err:
+        raise LoadError(f"{path}: cannot read: {err}") from None
+    try:
+        if fmt == "yaml":
+            import yaml
+
+            return yaml.safe_load(text)
+        if fmt == "toml":
+            import tomllib
+
+            return tomllib.loads(text)
+        return json.loads(text)
+    except Exception as err:  # yaml, toml and json each raise their own kind
+        raise LoadError(f"{path}: not valid {fmt.upper()}: {err}") from None
+
+
+class Fields:
+    """One hook's fields, checked one by one; every error is ``file: key.field: …``."""
+
+    def __init__(self, data: object, source: str, key: str) -> None:
+        if not isinstance(data, Mapping):
+            raise LoadError(f"{source}: {key}: expected a mapping of fields, got "
+                            f"{type(data).__name__} {_short(data)}")
+        self.data = data
+        self.source = source
+        self.key = key
+        self.used: set[str] = set()
+
+    def error(self, name: str, message: str) -> LoadError:
+        return LoadError(f"{self.source}: {self.key}.{name}: {message}")
+
+    def get(self, name: str) -> Any:
+        self.used.add(name)
+        return self.data.get(name)
+
+    def text(self, name: str, default: str | None = None, required: bool = False) -> Any:
+        value = self.get(name)
+        if value is None:
+            if required:
+                raise self.error(name, "required")
+            return default
+        if not isinstance(value, str) or (required and not value.strip()):
+            raise self.error(name, f"expected text, got {_short(value)}")
+        return value
+
+    def flag(self, name: str, default: bool) -> bool:
+        value = self.get(name)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self.error(name, f"expected true or false, got {_short(value)}")
+        return value
+
+    def number(self, name: str, default: float, scale: float = 1.0, positive: bool = True,
+               whole: bool = False) -> float:
+        value = self.get(name)
+        if value is None:
+            return default
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(
+            float(value)) and (value > 0 if positive else value >= 0)
+        if not ok or (whole and not isinstance(value, int)):
+            kind = "a whole number" if whole else "a number"
+            raise self.error(name, f"expected {kind} {'> 0' if positive else '>= 0'}, got "
+                             f"{_short(value)}")
+        return float(value) * scale
+
+    def choice(self, name: str, choices: Iterable[str], default: str) -> str:
+        value = self.get(name)
+        if value is None:
+            return default
+        options = tuple(choices)
+        if value not in options:
+            raise self.error(name, f"expected one of {', '.join(options)}, got {_short(value)}")
+        return str(value)
+
+    def condition(self, name: str) -> conditions.Condition | None:
+        value = self.get(name)
+        if value is None:
+            return None
+        try:
+            return conditions.parse(value)
+        except conditions.ConditionError as err:
+            raise self.error(name, f"bad condition {_short(value)}: {err}") from None
+
+    def names(self, name: str) -> tuple[str, ...]:
+        """A comma-separated list (``*.ts,*.tsx``), or a list."""
+        value = self.get(name)
+        if value is None:
+            return ()
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise self.error(name, f"expected text (comma-separated) or a list of texts, "
+                             f"got {_short(value)}")
+        return tuple(item.strip() for item in items if item.strip())
+
+    def mapping(self, name: str) -> dict[str, Any] | None:
+        value = self.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise self.error(name, f"expected a mapping, got {_short(value)}")
+        return dict(value)
+
+    def unknown(self) -> tuple[str, ...]:
+        """Warnings for fields nobody asked for (a typo, usually)."""
+        return tuple(f"{self.key}: unknown key {name!r} ignored" for name in self.data
+                     if name not in self.used)
+
+
+def event_of(name: object, source: str, key: str) -> model.Event:
+    """The event a config names; an unknown name is an error where it is written."""
+    event = model.resolve(name) if isinstance(name, str) else None
+    if event is None:
+        raise LoadError(f"{source}: {key}: unknown event {_short(name)} (known: "
+                        f"{model.known()}, or an alias of one)")
+    return event
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Collected:
+    """What loading found: hooks, problems (one per broken hook or file), the child
+    pipelines ``spawn`` may name, and notes (the path of every file read)."""
+
+    def __init__(self) -> None:
+        self.hooks: list[model.EventHook] = []
+        self.problems: list[tuple[str, str, str]] = []  # (path, reason, "error"|"warning")
+        self.pipelines: dict[str, dict[str, Any]] = {}
+        self.files: list[str] = []
+
+    def error(self, path: str, err: LoadError) -> None:
+        self.problems.append((path, str(err), "error"))
+
+    def hook(self, path: str, build: Callable[..., model.EventHook], *args: Any) -> None:
+        """``build(*args)`` one hook; a LoadError is that hook's problem, and the next one
+        goes on."""
+        try:
+            hook = build(*args)
+        except LoadError as err:
+            self.error(path, err)
+            return
+        self.hooks.append(hook)
+        for warning in hook.warnings:
+            self.problems.append((path, f"{path}: {warning}", "warning"))
+
+    def extend(self, other: Collected) -> None:
+        self.hooks += other.hooks
+        self.problems += other.problems
+        self.pipelines.update(other.pipelines)
+        self.files += other.files

@@ -1,0 +1,64 @@
+"""iteratr's ``.iteratr.hooks.yml`` (seed 000): ``version``, then ``hooks.<event>`` lists of
+``{command, timeout}`` (30 s by default) run through ``sh -c`` with ``{{iteration}}`` and
+``{{session}}`` (any payload key, in fact). Its ``pre_iteration`` output becomes the
+agent's context; a failure is part of that text, never a stop."""
+
+from __future__ import annotations
+
+import os
+
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.model import EventHook
+
+FILE = ".iteratr.hooks.yml"
+DEFAULT_TIMEOUT = 30.0
+
+
+def load(workspace: str) -> Collected:
+    found = Collected()
+    path = os.path.join(workspace, FILE)
+    try:
+        data = read(path, "yaml")
+    except LoadError as err:
+        found.error(path, err)
+        return found
+    if data is None:
+        return found
+    found.files.append(path)
+    if not isinstance(data, dict):
+        found.error(path, LoadError(f"{path}: expected a mapping with version and hooks"))
+        return found
+    if data.get("version", 1) != 1:
+        found.error(path, LoadError(f"{path}: version: expected 1, got {data['version']!r}"))
+        return found
+    hooks = data.get("hooks") or {}
+    if not isinstance(hooks, dict):
+        found.error(path, LoadError(f"{path}: hooks: expected a mapping of event: [hooks]"))
+        return found
+    for name, entries in hooks.items():
+        key = f"hooks.{name}"
+        try:
+            event = event_of(name, path, key)
+        except LoadError as err:
+            found.error(path, err)
+            continue
+        if isinstance(entries, dict | str):  # one hook written without the list
+            entries = [entries]
+        if not isinstance(entries, list):
+            found.error(path, LoadError(f"{path}: {key}: expected a list of hooks"))
+            continue
+        for index, entry in enumerate(entries):
+            found.hook(path, _hook, event.name, entry, path, f"{key}[{index}]")
+    return found
+
+
+def _hook(event: str, entry: object, path: str, key: str) -> EventHook:
+    if isinstance(entry, str):
+        entry = {"command": entry}
+    f = Fields(entry, path, key)
+    command = f.text("command", required=True)
+    return EventHook(
+        event=event, action="shell", dialect="iteratr", source=path, key=key,
+        label=command, spec={"command": command},
+        timeout=f.number("timeout", DEFAULT_TIMEOUT), wait=True,
+        warnings=f.unknown())

@@ -1,0 +1,64 @@
+"""nyzhi's ``[[agent.hooks]]`` (seed 002) from ``~/.config/nyzhi/config.toml``, then the
+workspace's ``.nyzhi/config.toml`` and ``.nyzhi/config.local.toml``, in that order:
+``event``, ``command`` (``sh -c``, ``{file}``), ``pattern`` (``*.ext`` list, a path
+substring, or a glob), ``timeout`` (30 s), ``block``, ``tool_name`` (comma list)."""
+
+from __future__ import annotations
+
+import os
+
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.model import EventHook
+
+DEFAULT_TIMEOUT = 30.0
+
+
+def files(workspace: str, home: str) -> list[tuple[str, bool]]:
+    """(path, defined by the workspace) in the order they load."""
+    return [(os.path.join(home, ".config", "nyzhi", "config.toml"), False),
+            (os.path.join(workspace, ".nyzhi", "config.toml"), True),
+            (os.path.join(workspace, ".nyzhi", "config.local.toml"), True)]
+
+
+def load(workspace: str, home: str) -> Collected:
+    found = Collected()
+    for path, in_workspace in files(workspace, home):
+        try:
+            data = read(path, "toml")
+        except LoadError as err:
+            found.error(path, err)
+            continue
+        if data is None:
+            continue
+        found.files.append(path)
+        hooks = (data.get("agent") or {}).get("hooks") if isinstance(data, dict) else None
+        if hooks is None:
+            continue
+        if not isinstance(hooks, list):
+            found.error(path, LoadError(f"{path}: agent.hooks: expected [[agent.hooks]] "
+                                        "tables"))
+            continue
+        for index, entry in enumerate(hooks):
+            found.hook(path, _hook, entry, path, f"agent.hooks[{index}]", in_workspace)
+    return found
+
+
+def _hook(entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
+    f = Fields(entry, path, key)
+    event = event_of(f.get("event"), path, f"{key}.event")
+    kind = f.text("type", "command")
+    if kind != "command":
+        raise f.error("type", f"only 'command' hooks run (nyzhi reserves {kind!r}), got "
+                      f"{kind!r}")
+    command = f.text("command", required=True)
+    block = f.flag("block", False)
+    if block and not event.blockable:
+        raise f.error("block", f"{event.name} cannot be blocked (only "
+                      "pre_tool, teammate_idle, task_completed and the Pre*/Stop events can)")
+    return EventHook(
+        event=event.name, action="shell", dialect="nyzhi", source=path, key=key,
+        label=command, spec={"command": command},
+        timeout=f.number("timeout", DEFAULT_TIMEOUT), wait=True, block=block,
+        on_error=f.choice("on_error", ("allow", "deny"), "allow"),
+        tool_name=f.names("tool_name"), pattern=f.names("pattern"),
+        workspace=in_workspace, warnings=f.unknown())

@@ -1,0 +1,132 @@
+"""agent-pipelines' ``hooks:`` (seed 004): the workspace's ``pipeline.yaml``, ``loop.yaml``
+and ``stage.yaml``, after the global ``~/.config/agent-pipelines/hooks.yaml`` unless one of
+them says ``disable_global_hooks: true``. Actions ``shell``, ``webhook`` and ``spawn``, with
+``await``, ``when``, ``on_failure`` (``retries``, ``retry_delay``) and ``timeout``; the
+hooks of a ``loop.yaml``/``stage.yaml`` with a ``name`` run only for events of that stage.
+A ``pipelines:`` mapping defines the child pipelines ``spawn`` may name (``command``,
+``timeout``)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.model import EventHook
+
+STAGE_FILES = ("pipeline.yaml", "loop.yaml", "stage.yaml")
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+DEFAULTS: dict[str, dict[str, Any]] = {  # the seed's defaults, per action type
+    "shell": {"wait": False, "timeout": 300.0, "retries": 3},
+    "webhook": {"wait": False, "timeout": 3600.0, "retries": 3},
+    "spawn": {"wait": True, "timeout": 3600.0, "retries": 0},
+}
+
+
+def global_file(home: str) -> str:
+    return os.path.join(home, ".config", "agent-pipelines", "hooks.yaml")
+
+
+def load(workspace: str, home: str) -> Collected:
+    found = Collected()
+    documents: list[tuple[str, dict[str, Any], bool]] = []
+    for path, in_workspace in [(global_file(home), False),
+                               *((os.path.join(workspace, name), True) for name in STAGE_FILES)]:
+        try:
+            data = read(path, "yaml")
+        except LoadError as err:
+            found.error(path, err)
+            continue
+        if data is None:
+            continue
+        found.files.append(path)
+        if not isinstance(data, dict):
+            found.error(path, LoadError(f"{path}: expected a mapping (name, hooks, ...)"))
+            continue
+        documents.append((path, data, in_workspace))
+    if any(data.get("disable_global_hooks") is True for _, data, local in documents if local):
+        documents = [doc for doc in documents if doc[2]]
+    for path, data, in_workspace in documents:
+        _pipelines(found, path, data.get("pipelines"))
+        stage = data.get("name") if os.path.basename(path) != "pipeline.yaml" else None
+        hooks = data.get("hooks") or {}
+        if not isinstance(hooks, dict):
+            found.error(path, LoadError(f"{path}: hooks: expected a mapping of hook point: "
+                                        "[actions]"))
+            continue
+        for point, actions in hooks.items():
+            key = f"hooks.{point}"
+            try:
+                event = event_of(point, path, key)
+            except LoadError as err:
+                found.error(path, err)
+                continue
+            if not isinstance(actions, list):
+                found.error(path, LoadError(f"{path}: {key}: expected a list of actions"))
+                continue
+            for index, action in enumerate(actions):
+                found.hook(path, _action, event.name, action, path, f"{key}[{index}]",
+                           stage if isinstance(stage, str) else None, in_workspace)
+    for hook in found.hooks:  # a spawn must name a pipeline some file defines
+        if hook.action == "spawn" and hook.spec["pipeline"] not in found.pipelines:
+            found.error(hook.source, LoadError(
+                f"{hook.where}.pipeline: no pipeline {hook.spec['pipeline']!r} is defined "
+                f"(known: {', '.join(sorted(found.pipelines)) or 'none'}; define it under "
+                "pipelines:)"))
+    found.hooks = [h for h in found.hooks
+                   if h.action != "spawn" or h.spec["pipeline"] in found.pipelines]
+    return found
+
+
+def _pipelines(found: Collected, path: str, value: object) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        found.error(path, LoadError(f"{path}: pipelines: expected a mapping of name: "
+                                    "{command, timeout}"))
+        return
+    for name, definition in value.items():
+        try:
+            f = Fields(definition, path, f"pipelines.{name}")
+            found.pipelines[str(name)] = {"command": f.text("command", required=True),
+                                          "source": path}
+        except LoadError as err:
+            found.error(path, err)
+
+
+def _action(event: str, data: object, path: str, key: str, stage: str | None,
+            in_workspace: bool) -> EventHook:
+    f = Fields(data, path, key)
+    kind = f.choice("type", tuple(DEFAULTS), "")
+    if not kind:
+        raise f.error("type", "required: shell, webhook or spawn")
+    defaults = DEFAULTS[kind]
+    on_failure = f.choice("on_failure", ("continue", "abort", "retry"), "continue")
+    common: dict[str, Any] = dict(
+        event=event, dialect="pipelines", source=path, key=key, stage=stage,
+        wait=f.flag("await", defaults["wait"]), when=f.condition("when"),
+        timeout=f.number("timeout", defaults["timeout"]), on_failure=on_failure,
+        retries=int(f.number("retries", defaults["retries"], positive=False, whole=True)),
+        retry_delay=f.number("retry_delay", 5.0, positive=False), workspace=in_workspace)
+    if kind == "shell":
+        command = f.text("command", required=True)
+        return EventHook(action="shell", label=command, spec={"command": command},
+                         warnings=f.unknown(), **common)
+    if kind == "spawn":
+        pipeline = f.text("pipeline", required=True)
+        return EventHook(action="spawn", label=f"spawn {pipeline}",
+                         spec={"pipeline": pipeline, "inputs": f.mapping("inputs") or {}},
+                         warnings=f.unknown(), **common)
+    url = f.text("url", required=True)
+    headers = f.mapping("headers") or {}
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise f.error("headers", "expected a mapping of header names to texts")
+    port = f.number("callback_port", 8765.0, positive=False, whole=True)
+    if port > 65535:
+        raise f.error("callback_port", f"expected a port 0-65535 (0: any free one), got "
+                      f"{int(port)}")
+    spec = {"url": url, "method": f.choice("method", METHODS, "POST"), "headers": headers,
+            "body": f.get("body"), "callback_port": int(port),
+            "on_timeout": f.choice("on_timeout", ("abort", "continue"), "abort")}
+    return EventHook(action="webhook", label=f"{spec['method']} {url}", spec=spec,
+                     warnings=f.unknown(), **common)
