@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -133,11 +134,18 @@ def trust_for(repo: Repo, home: str, owner: tuple[int, int]) -> bool:
                             env=env, capture_output=True, text=True)
     if repo.top in listed.stdout.splitlines():
         return False
-    existed = os.path.exists(config)
+    try:
+        mode = stat.S_IMODE(os.stat(config).st_mode)
+    except FileNotFoundError:
+        mode = None
     subprocess.run(["git", "config", "--file", config, "--add", "safe.directory", repo.top],
                    env=env, check=True, capture_output=True)
-    if not existed and os.geteuid() == 0:
+    # git wrote a new file (a lock file renamed over the old one): as root, that made it
+    # root's, and the agent could no longer change its own config. Give it back, as it was.
+    if os.geteuid() == 0:
         os.chown(config, *owner)
+    if mode is not None:
+        os.chmod(config, mode)
     return True
 
 

@@ -324,3 +324,32 @@ def test_boot_leaves_a_plain_checkout_alone(repo: Path, tmp_path: Path, sid: str
                       "true"], cwd=str(repo))
     assert with_hooks.code == 0
     assert precommit.is_managed(str(repo / ".git" / "hooks" / "pre-commit"))
+
+
+def test_trusting_keeps_the_agents_own_gitconfig_its_own(agent_user: pwd.struct_passwd,
+                                                          sid: str) -> None:
+    """git rewrites a config file by renaming a lock file over it: written by root, the
+    agent's ~/.gitconfig became root's (and 0644), and the agent could no longer change
+    its own settings."""
+    ws = Path(tempfile.mkdtemp(prefix="initd-pc-"))
+    gitconfig = Path(agent_user.pw_dir, ".gitconfig")
+    try:
+        git(ws, "init", "-q")
+        subprocess.run(["chmod", "-R", "a+rwX", str(ws)], check=True)
+        out = subprocess.run(["runuser", "-u", agent_user.pw_name, "--", "git", "config",
+                              "--global", "user.name", "Agent Smith"], capture_output=True)
+        assert out.returncode == 0, out.stderr
+        gitconfig.chmod(0o600)
+        assert install(ws, sid, "--user", agent_user.pw_name).returncode == 0
+        assert trusted(gitconfig) == [str(ws)]
+        info = gitconfig.stat()
+        assert (info.st_uid, info.st_gid) == (agent_user.pw_uid, agent_user.pw_gid)
+        assert stat.S_IMODE(info.st_mode) == 0o600
+        out = subprocess.run(["runuser", "-u", agent_user.pw_name, "--", "git", "config",
+                              "--global", "user.email", "agent@example.com"],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr  # still the agent's to change
+        assert "Agent Smith" in gitconfig.read_text()
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+        gitconfig.unlink(missing_ok=True)
