@@ -94,6 +94,10 @@ def parser() -> Parser:
         "answers 200-399 (INITD_READY_URL); with neither, ready when started")
     add("--max-reprompts", metavar="N", type=typed(settings.count), help="hook-triggered "
         "re-prompts per user message (INITD_MAX_REPROMPTS; default 3)")
+    add("--trust", dest="trust", action="store_const", const=True, help="run a workspace "
+        "hook only once its content is approved by initd hooks trust (INITD_TRUST=1)")
+    add("--trust-file", metavar="PATH", type=typed(settings.path), help="the approvals "
+        f"(INITD_TRUST_FILE; default {settings.DEFAULT_TRUST_FILE})")
     add("--no-precommit", dest="precommit", action="store_const", const=False,
         help="do not install the managed git pre-commit chain (INITD_PRECOMMIT=0)")
     add("-v", "--verbose", action="count",

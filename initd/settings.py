@@ -19,6 +19,7 @@ from initd.errors import InitdError
 DEFAULT_CONFIG = "/etc/initd/initd.yaml"
 DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
 DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
+DEFAULT_TRUST_FILE = "/var/lib/initd/trust.json"  # root's: the agent cannot approve its hooks
 
 
 class Restart(enum.StrEnum):
@@ -156,6 +157,8 @@ OPTIONS = (
     Option("ready_port", port, None, ("INITD_READY_PORT",)),
     Option("ready_url", url, None, ("INITD_READY_URL",)),
     Option("max_reprompts", count, 3, ("INITD_MAX_REPROMPTS",)),
+    Option("trust", boolean, False, ("INITD_TRUST",)),
+    Option("trust_file", path, DEFAULT_TRUST_FILE, ("INITD_TRUST_FILE",)),
 )
 
 
@@ -184,6 +187,8 @@ class Settings(NamedTuple):
     ready_port: int | None  # the agent is ready when this port on loopback answers
     ready_url: str | None  # ... or when this URL answers 200-399
     max_reprompts: int  # hook-triggered re-prompts per user message (the seed's 3)
+    trust: bool  # run a workspace hook only if its content was approved (initd hooks trust)
+    trust_file: str  # where approvals are kept
     config: str | None
     warnings: tuple[str, ...] = ()
 

@@ -15,17 +15,16 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from initd import proc
 from initd.errors import InitdError
+from initd.hooks.output import Kept, Output
 from initd.users import Account
 
 LOG_CAP = 10 * 2**20
-KEEP = 32 * 1024  # head and tail kept in memory for messages: 64 KiB at most
 DRAIN = 0.5  # seconds to keep reading after the leader has gone
-LINE_MAX = 4096  # a longer run without a newline is passed on as a line anyway
 
 
 class Result(NamedTuple):
@@ -72,62 +71,6 @@ def from_wire(fields: dict[str, object]) -> Result:
     return Result(**data)  # type: ignore[arg-type]
 
 
-class Output:
-    """The log file plus what memory keeps: head, tail, line count, whole lines for a
-    callback (initd's own log)."""
-
-    def __init__(self, path: str, cap: int, on_line: Callable[[str], None] | None) -> None:
-        self.path = path
-        self.file = open(path, "wb")  # noqa: SIM115 - closed by close(), after the run
-        self.cap = cap
-        self.written = 0
-        self.dropped = 0
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.lines = 0
-        self.on_line = on_line
-        self.partial = bytearray()
-
-    def add(self, chunk: bytes) -> None:
-        room = self.cap - self.written
-        if room > 0:
-            self.file.write(chunk[:room])
-            self.written += min(room, len(chunk))
-        self.dropped += max(0, len(chunk) - max(room, 0))
-        rest = chunk
-        if len(self.head) < KEEP:
-            room_in_head = KEEP - len(self.head)
-            self.head += chunk[:room_in_head]
-            rest = chunk[room_in_head:]  # the rest of a chunk that fills the head: tail
-        if rest:
-            self.tail += rest
-            del self.tail[: max(0, len(self.tail) - KEEP)]
-        self.lines += chunk.count(b"\n")
-        if self.on_line is not None:
-            self._lines(chunk)
-
-    def _lines(self, chunk: bytes) -> None:
-        assert self.on_line is not None
-        self.partial += chunk
-        while b"\n" in self.partial or len(self.partial) > LINE_MAX:
-            cut = self.partial.find(b"\n")
-            end, skip = (cut, 1) if 0 <= cut <= LINE_MAX else (LINE_MAX, 0)
-            self.on_line(self.partial[:end].decode(errors="replace"))
-            del self.partial[: end + skip]
-
-    def note(self, text: str) -> None:
-        """initd's own remark at the end of the log (timeout, truncation, exec error)."""
-        self.file.write(text.encode())
-
-    def close(self) -> None:
-        if self.partial and self.on_line is not None:
-            self.on_line(self.partial.decode(errors="replace"))
-        if self.dropped:
-            self.note(f"\n[initd: output truncated at {self.cap} bytes; "
-                      f"{self.dropped} more bytes dropped]\n")
-        self.file.close()
-
-
 def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         timeout: float, log_path: str, stdin: bytes | None = None, grace: float = 5.0,
         cap: int = LOG_CAP, on_line: Callable[[str], None] | None = None,
@@ -156,7 +99,9 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         return _result(code, None, False, False, started, out, str(err))
     if on_start is not None:
         on_start(child)
-    timed_out, cancelled = _pump(child, stdin, out, started + timeout, grace, cancel)
+    assert child.popen.stdout is not None
+    timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add},
+                                 started + timeout, grace, cancel)
     returncode = child.poll()
     assert returncode is not None
     if timed_out:
@@ -186,11 +131,12 @@ def refused(log_path: str, reason: str, log_owner: tuple[int, int] | None = None
     return _result(126, None, False, False, started, out, reason)
 
 
-def _pump(child: proc.Child, stdin: bytes | None, out: Output, deadline: float,
-          grace: float, cancel: threading.Event | None) -> tuple[bool, bool]:
-    """Move bytes until the hook is done; stop its group at the deadline or on cancel."""
-    assert child.popen.stdout is not None
-    reader: int | None = child.popen.stdout.fileno()
+def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[bytes], None]],
+          deadline: float, grace: float, cancel: threading.Event | None) -> tuple[bool, bool]:
+    """Move bytes from each pipe to its sink until the hook is done; stop its group at the
+    deadline or on cancel. Never waits for a pipe: once the leader is gone, at most DRAIN
+    seconds more."""
+    readers = dict(sinks)
     writer = _nonblocking(child.popen.stdin.fileno()) if child.popen.stdin else None
     pending = memoryview(stdin or b"")
     if writer is not None and not pending:
@@ -203,7 +149,7 @@ def _pump(child: proc.Child, stdin: bytes | None, out: Output, deadline: float,
         exited = child.poll() is not None
         if exited and drain_until is None:
             drain_until = now + DRAIN
-        if drain_until is not None and (reader is None or now >= drain_until):
+        if drain_until is not None and (not readers or now >= drain_until):
             break
         if not exited and (now >= deadline or (cancel is not None and cancel.is_set())):
             timed_out, cancelled = now >= deadline, now < deadline
@@ -212,22 +158,63 @@ def _pump(child: proc.Child, stdin: bytes | None, out: Output, deadline: float,
         wait = max(0.0, (drain_until if drain_until is not None else deadline) - now)
         if cancel is not None:
             wait = min(wait, 0.1)
-        waits = ([reader] if reader is not None else []) + (
-            [child.pidfd] if child.pidfd >= 0 else [])
+        waits = [*readers, *([child.pidfd] if child.pidfd >= 0 else [])]
         readable, writable, _ = select.select(waits, [] if writer is None else [writer], [],
                                               wait)
         if writer is not None and writable:
             writer, pending = _feed(child, writer, pending)
-        if reader is not None and reader in readable:
-            chunk = os.read(reader, 65536)
-            if chunk:
-                out.add(chunk)
-            else:
-                reader = None  # EOF; the leader may still be running
+        for fd in readable:
+            if fd in readers:
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    readers[fd](chunk)
+                else:
+                    del readers[fd]  # EOF; the leader may still be running
     if writer is not None:
         _close_quietly(child)
-    child.popen.stdout.close()  # a leftover daemon still writing gets EPIPE, not us stuck
+    for stream in (child.popen.stdout, child.popen.stderr):
+        if stream is not None:
+            stream.close()  # a leftover daemon still writing gets EPIPE, not us stuck
     return timed_out, cancelled
+
+
+class Captured(NamedTuple):
+    """An event hook's process: its streams apart, and how it ended."""
+
+    stdout: Kept
+    stderr: Kept
+    exit_code: int | None  # N, or 128+S; None when it could not start
+    timed_out: bool
+    cancelled: bool
+    duration: float
+    exec_error: str | None  # it could not be started (not found, not executable, no cwd)
+
+
+def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
+            account: Account | None, timeout: float, stdin: bytes | None = None,
+            grace: float = 5.0, cancel: threading.Event | None = None,
+            on_start: Callable[[proc.Child], None] | None = None) -> Captured:
+    """Run ``argv`` in its own group with stdout and stderr kept apart (bounded); the
+    timeout or a cancel stops the whole group. Never raises for what the command does."""
+    started = time.monotonic()
+    out, err = Kept(), Kept()
+    try:
+        child = proc.spawn(proc.Spec(
+            argv=tuple(argv), env=env, cwd=cwd, account=account,
+            stdin=proc.DEVNULL if stdin is None else proc.PIPE,
+            stdout=proc.PIPE, stderr=proc.PIPE))
+    except InitdError as error:
+        return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
+    if on_start is not None:
+        on_start(child)
+    assert child.popen.stdout is not None and child.popen.stderr is not None
+    timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add,
+                                                child.popen.stderr.fileno(): err.add},
+                                 started + timeout, grace, cancel)
+    returncode = child.poll()
+    assert returncode is not None
+    return Captured(out, err, None if timed_out else proc.exit_status(returncode), timed_out,
+                    cancelled, time.monotonic() - started, None)
 
 
 def _feed(child: proc.Child, fd: int, pending: memoryview) -> tuple[int | None, memoryview]:

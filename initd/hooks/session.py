@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from initd import proc, users
 from initd.hooks import runner
@@ -19,6 +19,9 @@ from initd.hooks.model import Hook
 from initd.hooks.status import StatusStore
 from initd.log import Logger
 from initd.settings import Settings
+
+if TYPE_CHECKING:
+    from initd.events.trust import Trust
 
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
 
@@ -42,6 +45,7 @@ class HookContext(NamedTuple):
     grace: float
     log: Logger
     root: RootRunner | None = None  # set in an unprivileged hook service under initd
+    trust: Trust | None = None  # with enforcement on: which workspace hooks may run
 
 
 def session_id(config: Settings, log: Logger) -> str:
@@ -66,8 +70,14 @@ def context(config: Settings, agent: users.Account | None, log: Logger,
     session = session or session_id(config, log)
     owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
     store = StatusStore.for_session(agent.home, session, owner)
+    trust = None
+    if config.trust:
+        from initd.events.trust import Trust
+
+        trust = Trust(config.trust_file, enforce=True, image_dir=config.hooks_dir)
     ctx = HookContext(workspace=config.workspace, session_id=session, agent=agent,
-                      store=store, secrets=config.secret, grace=config.grace, log=log)
+                      store=store, secrets=config.secret, grace=config.grace, log=log,
+                      trust=trust)
     if recover is not None:
         recover_interrupted(ctx, recover)
     return ctx
@@ -115,6 +125,9 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
             echo: Callable[[str], None] | None = None,
             extra_env: dict[str, str] | None = None) -> runner.Result:
     """Run ``hook`` now, record it in status.json, log its output and outcome."""
+    refusal = ctx.trust.refusal(hook) if ctx.trust is not None else None
+    if refusal is not None:
+        return refuse(hook, ctx, refusal)
     if ctx.root is not None and hook.run_as == "root" and hook.type in ("session", "file"):
         return ctx.root.run_root_hook(hook, ctx, cancel)  # root records, logs and runs it
     log = ctx.log.bind(hook=hook.id)

@@ -1,18 +1,14 @@
 """``~/.discobot/{sessionId}/hooks/status.json``: the seed's HookStatusFile, versioned.
 
-Several writers share it (the supervisor's session hooks, later the hook service, the
-pre-commit chain, a rerun), so every read-modify-write holds an ``flock`` and every write
-goes to a unique temp file in the same directory, is fsynced and renamed (invariant 5).
+Several writers share it (the supervisor's session hooks, the hook service, the pre-commit
+chain, a rerun), so it is a StateFile: locked read-modify-write, atomic writes.
 The tree is owned by the agent user, so the unprivileged hook service can write later.
 A hook left ``running`` by a crash is recovered at the next start.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
-import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +16,7 @@ from typing import Any
 from initd.hooks.model import Hook
 from initd.hooks.runner import Result
 from initd.proc import start_ticks
+from initd.statefile import StateFile
 
 VERSION = 1
 Status = dict[str, Any]
@@ -40,6 +37,8 @@ class StatusStore:
         self.owner = owner  # (uid, gid) every file and directory here belongs to
         self.path = os.path.join(directory, "status.json")
         self.output_dir = os.path.join(directory, "output")
+        # (its lock is .status.json.lock beside it)
+        self.file = StateFile(self.path, empty, owner)
 
     @classmethod
     def for_session(cls, home: str, session_id: str,
@@ -61,18 +60,8 @@ class StatusStore:
     def read(self) -> Status:
         """The current status; missing or unreadable means empty (a bad file is kept
         aside as ``status.json.corrupt`` for a person to look at)."""
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                data = json.load(f)
-        except FileNotFoundError:
-            return empty()
-        except (OSError, ValueError):
-            try:
-                os.replace(self.path, self.path + ".corrupt")
-            except OSError:
-                pass  # someone else moved it first; empty is still the answer
-            return empty()
-        if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+        data = self.file.read()
+        if not isinstance(data.get("hooks"), dict):
             return empty()
         data.setdefault("pendingHooks", [])
         data.setdefault("lastEvaluatedAt", None)
@@ -82,37 +71,7 @@ class StatusStore:
     def update(self, change: Callable[[Status], object]) -> Status:
         """Read, change, write: under an exclusive lock, atomically."""
         self.prepare()
-        lock_path = os.path.join(self.directory, ".status.lock")
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o660)
-        try:
-            if self.owner is not None:
-                os.fchown(fd, *self.owner)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            status = self.read()
-            change(status)
-            self._write(status)
-            return status
-        finally:
-            os.close(fd)  # closing drops the lock
-
-    def _write(self, status: Status) -> None:
-        tmp = os.path.join(self.directory, f".status.json.{os.getpid()}.{time.monotonic_ns()}")
-        try:
-            # Compact, one write: json.dump with indent runs the pure-Python encoder,
-            # several milliseconds per update once a session has a few dozen hooks.
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(json.dumps(status) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            if self.owner is not None:
-                os.chown(tmp, *self.owner)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+        return self.file.update(change, self.read)
 
     def started(self, hook: Hook, pgid: int | None = None) -> None:
         """``running``, with who runs it (this process) and the hook's process group, so

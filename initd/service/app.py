@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
 from initd.service.core import Busy, HookService, hook_view
 
@@ -33,28 +34,26 @@ class HttpError(Exception):
 
 def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterable[bytes]]:
     routes: list[tuple[str, re.Pattern[str], Callable[..., tuple[int, Any]]]] = [
-        ("GET", re.compile(r"/v1/health"), lambda: (200, service.health())),
-        ("GET", re.compile(r"/v1/ready"), lambda: _ready(service)),
-        ("GET", re.compile(r"/v1/openapi\.json"), lambda: (200, _spec())),
-        ("GET", re.compile(r"/v1/hooks"), lambda: (200, hook_view(service.discover()))),
-        ("GET", re.compile(r"/v1/status"), lambda: (200, service.status())),
-        ("GET", re.compile(r"/v1/hooks/([^/]+)/output"), lambda hook_id: _output(service,
-                                                                               hook_id)),
-        ("POST", re.compile(r"/v1/hooks/([^/]+)/rerun"), lambda hook_id: _rerun(service,
-                                                                              hook_id)),
-        ("POST", re.compile(r"/v1/turn/cancel"), lambda: (200, {"cancelled":
-                                                                service.cancel()})),
+        ("GET", re.compile(r"/v1/health"), lambda env: (200, service.health())),
+        ("GET", re.compile(r"/v1/ready"), lambda env: _ready(service)),
+        ("GET", re.compile(r"/v1/openapi\.json"), lambda env: (200, _spec())),
+        ("GET", re.compile(r"/v1/hooks"), lambda env: (200, hook_view(service.discover()))),
+        ("GET", re.compile(r"/v1/status"), lambda env: (200, service.status())),
+        ("GET", re.compile(r"/v1/hooks/([^/]+)/output"),
+         lambda env, hook_id: _output(service, hook_id)),
+        ("POST", re.compile(r"/v1/hooks/([^/]+)/rerun"),
+         lambda env, hook_id: _rerun(service, hook_id)),
+        ("POST", re.compile(r"/v1/turn"), lambda env: _turn(service, _body(env))),
+        ("POST", re.compile(r"/v1/turn/cancel"),
+         lambda env: (200, {"cancelled": service.cancel()})),
+        ("POST", re.compile(r"/v1/events/([^/]+)"),
+         lambda env, name: _event(service, name, _body(env))),
     ]
 
     def app(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
         try:
-            if path == "/v1/turn":
-                if method != "POST":
-                    raise HttpError(405, "use POST /v1/turn")
-                status, body = _turn(service, _body(environ))
-            else:
-                status, body = _dispatch(routes, method, path)
+            status, body = _dispatch(routes, environ, method, path)
         except HttpError as err:
             status, body = err.status, {"error": str(err)}
         except NotARepository as err:  # the workspace, not the request or initd
@@ -70,13 +69,13 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
 
 
 def _dispatch(routes: list[tuple[str, re.Pattern[str], Callable[..., tuple[int, Any]]]],
-              method: str, path: str) -> tuple[int, Any]:
+              environ: Environ, method: str, path: str) -> tuple[int, Any]:
     allowed = []
     for verb, pattern, handler in routes:
         match = pattern.fullmatch(path)
         if match:
             if verb == method:
-                return handler(*match.groups())
+                return handler(environ, *match.groups())
             allowed.append(verb)
     if allowed:
         raise HttpError(405, f"use {' or '.join(allowed)} {path}")
@@ -110,6 +109,14 @@ def _turn(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:
     except Busy:
         raise HttpError(409, "an evaluation is already running; POST /v1/turn/cancel "
                              "first (a new user message should)") from None
+
+
+def _event(service: HookService, name: str, payload: dict[str, Any]) -> tuple[int, Any]:
+    """Fire ``name`` with the body as its payload: 200 with the outcome (blocked or not)."""
+    try:
+        return 200, service.fire(name, payload).as_json()
+    except UnknownEvent as err:
+        raise HttpError(404, str(err)) from None
 
 
 def _ready(service: HookService) -> tuple[int, Any]:

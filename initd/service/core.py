@@ -15,6 +15,8 @@ import threading
 from typing import Any
 
 from initd.errors import InitdError
+from initd.events import engine, setup
+from initd.events.engine import Engine
 from initd.hooks import discovery, filehooks, message, precommit
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
@@ -29,11 +31,12 @@ class Busy(Exception):
 
 class HookService:
     def __init__(self, ctx: HookContext, image_dir: str, max_attempts: int = 3,
-                 link: SupervisorLink | None = None) -> None:
+                 link: SupervisorLink | None = None, events: Engine | None = None) -> None:
         self.ctx = ctx
         self.image_dir = image_dir
         self.guard = message.LoopGuard(max_attempts)
         self.link = link  # None: run by hand, no supervisor, no agent to speak of
+        self.events = events or setup.for_context(ctx, image_dir)
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
@@ -67,6 +70,10 @@ class HookService:
         finally:
             self._cancel = None
             self._lock.release()
+
+    def fire(self, name: str, payload: dict[str, Any]) -> engine.Outcome:
+        """A lifecycle event from the agent: its hooks, of every dialect (events/)."""
+        return self.events.fire(name, payload)
 
     def health(self) -> dict[str, Any]:
         """Liveness: this service answers; what the supervisor last said of initd and the

@@ -54,6 +54,15 @@ def hook_context(workspace: Path, sid: str) -> session.HookContext:
 
 
 def forget_session(sid: str, *homes: str) -> None:
-    """Remove the state a test's session left under ~/.discobot."""
+    """Remove the state a test's session left under ~/.discobot (its hooks' and its
+    events' state, and its session record)."""
     for home in (ROOT_HOME, *homes):
         shutil.rmtree(os.path.join(home, ".discobot", sid), ignore_errors=True)
+        records = Path(home, ".discobot", "sessions")
+        for path in records.glob(f"{sid}.*"):
+            path.unlink()
+        for path in records.glob(f".{sid}.*"):  # its lock
+            path.unlink()
+        current = records / "current"
+        if current.is_symlink() and os.readlink(current).startswith(f"{sid}."):
+            current.unlink()

@@ -18,7 +18,7 @@ from typing import Any
 import psutil
 import pytest
 
-from initd.hooks import runner
+from initd.hooks import output, runner
 
 NOBODY = 65534
 
@@ -141,11 +141,11 @@ def test_on_line_gets_whole_lines_only(tmp_path: Path) -> None:
 def test_on_line_splits_an_endless_line_at_line_max(tmp_path: Path) -> None:
     """A huge run without newlines is passed on in LINE_MAX pieces, not buffered forever."""
     lines: list[str] = []
-    size = 3 * runner.LINE_MAX + 100
+    size = 3 * output.LINE_MAX + 100
     result = run(tmp_path, hook(tmp_path, f"head -c {size} /dev/zero | tr '\\0' x\necho\n"),
                  on_line=lines.append)
     assert result.ok
-    assert all(len(line) <= runner.LINE_MAX for line in lines)
+    assert all(len(line) <= output.LINE_MAX for line in lines)
     assert "".join(lines) == "x" * size
 
 
@@ -188,7 +188,7 @@ def test_a_gigabyte_of_output_is_capped_in_the_log_and_in_memory(tmp_path: Path)
 
 def test_memory_keeps_the_end_of_output_just_over_the_head(tmp_path: Path) -> None:
     """Output just over KEEP in one write: the tail must still hold how the hook ended."""
-    size = runner.KEEP + 8000
+    size = output.KEEP + 8000
     (tmp_path / "data").write_bytes(b"a" * (size - 4) + b"END\n")
     result = run(tmp_path, hook(tmp_path, "cat data\n"))  # one write of the whole file
     assert result.ok

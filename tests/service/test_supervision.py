@@ -43,6 +43,10 @@ def ws() -> Iterator[tuple[Path, str]]:
     sid = f"sup-{uuid.uuid4().hex[:8]}"
     yield path, sid
     forget_session(sid, *_agent_home())
+    for home in _agent_home():  # boot with --user trusted this path for the agent's git
+        subprocess.run(["runuser", "-u", "initd-test-agent", "--", "git", "config", "--file",
+                        f"{home}/.gitconfig", "--unset-all", "safe.directory", f"^{path}$"],
+                       capture_output=True)
     shutil.rmtree(path, ignore_errors=True)
 
 

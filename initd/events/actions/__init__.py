@@ -1,0 +1,75 @@
+"""What an event hook does: run a command or a script, call a webhook, spawn a child
+pipeline, commit or push. Each action takes a ``Call`` and returns an ``ActionResult``;
+what the result *means* (block, abort, retry) is the engine's to decide."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from initd.events import templates
+from initd.events.model import EventHook
+from initd.log import Logger
+from initd.users import Account
+
+
+class Call(NamedTuple):
+    """One action about to run, with everything it may read."""
+
+    hook: EventHook
+    event: str  # canonical
+    payload: dict[str, Any]  # the event as the agent sent it (plus "file" for {file})
+    variables: dict[str, Any]  # the upper-case table: SESSION, ITERATION, HOOK_RESPONSE, …
+    env: dict[str, str]  # the hook's environment: initd's (no secrets) and the table
+    workspace: str
+    state_dir: str  # ~/.discobot/<session>/events: children of spawn live here
+    account: Account | None  # who hooks run as (None: this process's user)
+    grace: float
+    cancel: threading.Event | None
+    pipelines: dict[str, dict[str, Any]]  # spawn's child pipelines, by name
+    log: Logger
+
+    def lookup(self, kind: str, name: str) -> Any:
+        """A placeholder's value: ``{{name}}`` from the payload (or the table, in lower
+        case), ``${NAME}`` from the table (or initd's environment), ``{file}`` the file."""
+        if kind == "{}":
+            return self.payload.get("file", templates.MISSING)
+        if kind == "{{}}":
+            if name in self.payload:
+                return self.payload[name]
+            return self.variables.get(name.upper(), templates.MISSING)
+        if name in self.variables:
+            return self.variables[name]
+        return self.env.get(name, templates.MISSING)
+
+
+    def value(self, name: str) -> Any:
+        """``${NAME}`` for a condition: the table's (or the environment's) value, or null."""
+        found = self.lookup("${}", name)
+        return None if found is templates.MISSING else found
+
+
+class ActionResult(NamedTuple):
+    status: str  # ok | failed | error (could not run, timed out) | started (not awaited)
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    duration_ms: float = 0.0
+    error: str | None = None  # why it could not run or did not finish, for people
+    response: str | None = None  # HOOK_RESPONSE (a webhook) or SPAWN_OUTPUT (a spawn)
+    aborted: bool = False  # a webhook's on_timeout: abort
+    unknown: tuple[str, ...] = ()  # placeholders that had no value (left as written)
+
+
+Action = Callable[[Call], ActionResult]
+
+
+def run(call: Call) -> ActionResult:
+    from initd.events.actions import process, spawn, webhook
+
+    kinds: dict[str, Action] = {"shell": process.shell, "script": process.script,
+                                "git-commit": process.git_commit, "git-push": process.git_push,
+                                "webhook": webhook.send, "spawn": spawn.spawn}
+    return kinds[call.hook.action](call)

@@ -1,0 +1,78 @@
+"""Actions that are processes: ``shell`` (``sh -c`` and the command's placeholders as
+variable references, templates.py), ``script`` (a discobot hook file, run directly), and
+the built-in ``git-commit`` and ``git-push`` (argv, never a shell). Each runs in its own
+process group as the agent user, with the event as JSON on stdin, and a timeout that
+stops the whole group (hooks/runner.capture)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+
+from initd.events import templates
+from initd.events.actions import ActionResult, Call
+from initd.hooks import runner
+
+
+def shell(call: Call) -> ActionResult:
+    rendered, refs, unknown = templates.shell(call.hook.spec["command"], call.lookup)
+    return run_process(call, ["sh", "-c", rendered], refs, tuple(unknown))
+
+
+def script(call: Call) -> ActionResult:
+    return run_process(call, [call.hook.spec["path"]])
+
+
+def git_commit(call: Call) -> ActionResult:
+    """Stage everything and commit it, with the templated message (AutoAgent's
+    git-commit). Nothing to commit is a success that says so."""
+    message, unknown = templates.inline(call.hook.spec["message"], call.lookup)
+    staged = run_process(call, ["git", "add", "-A"], git=True)
+    if staged.status != "ok":
+        return staged
+    clean = run_process(call, ["git", "diff", "--cached", "--quiet"], git=True)
+    if clean.exit_code == 0:
+        return staged._replace(stdout="nothing to commit\n", unknown=tuple(unknown))
+    verify = ["--no-verify"] if call.hook.spec.get("noVerify") else []
+    return run_process(call, ["git", "commit", "-m", message, *verify], git=True,
+                unknown=tuple(unknown))
+
+
+def git_push(call: Call) -> ActionResult:
+    """``git push REMOTE BRANCH``; ``current`` is the branch checked out now."""
+    branch = call.hook.spec["branch"]
+    if branch == "current":
+        found = run_process(call, ["git", "symbolic-ref", "--short", "HEAD"], git=True)
+        if found.status != "ok":
+            return found._replace(error="no branch is checked out (a detached HEAD): "
+                                  "cannot push branch 'current'")
+        branch = found.stdout.strip()
+    return run_process(call, ["git", "push", call.hook.spec["remote"], branch], git=True)
+
+
+def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = None,
+         unknown: tuple[str, ...] = (), git: bool = False) -> ActionResult:
+    env = {**call.env, **(refs or {})}
+    if git:  # the workspace's repository, whatever git may have called the agent
+        env = {k: v for k, v in env.items() if not k.startswith("GIT_")}
+    stdin = json.dumps({"event": call.event, **call.payload}).encode()
+    started = time.monotonic()
+    got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
+                         timeout=call.hook.timeout, stdin=stdin, grace=call.grace,
+                         cancel=call.cancel)
+    duration = round((time.monotonic() - started) * 1000, 1)
+    out, err = got.stdout.text(), got.stderr.text()  # at most 64 KiB each: head and tail
+    if got.exec_error is not None:
+        return ActionResult("error", None, out, err, False, duration,
+                            f"could not start: {got.exec_error}", unknown=unknown)
+    if got.timed_out:
+        return ActionResult("error", None, out, err, True, duration,
+                            f"timed out after {call.hook.timeout:g}s; its process group "
+                            "was stopped", unknown=unknown)
+    if got.cancelled:
+        return ActionResult("error", got.exit_code, out, err, False, duration,
+                            "cancelled: initd is stopping", unknown=unknown)
+    status = "ok" if got.exit_code == 0 else "failed"
+    return ActionResult(status, got.exit_code, out, err, False, duration, unknown=unknown)
+

@@ -1,0 +1,70 @@
+"""Running actions: again while they fail (``on_failure: retry``), and fire-and-forget
+ones in the background, still owned: at most a limit at once, each waited for (reaped)
+by a thread of its own, and all stopped, their process groups too, when the service
+stops."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from initd.events import actions
+from initd.events.actions import ActionResult, Call
+from initd.log import Logger
+
+
+def attempts(call: Call) -> ActionResult:
+    """The action, and again after ``retry_delay`` while it fails, with on_failure: retry."""
+    tries = 1 + (call.hook.retries if call.hook.on_failure == "retry" else 0)
+    for attempt in range(tries):
+        result = actions.run(call)
+        if result.status == "ok" or result.exit_code == 2 or attempt == tries - 1:
+            return result
+        if (call.cancel or threading.Event()).wait(call.hook.retry_delay):
+            return result
+    return result
+
+
+
+class Background:
+    """Fire-and-forget actions, still owned: at most ``limit`` at once, each in a thread
+    that waits for it (reaped), all stopped (their groups) when the service stops."""
+
+    def __init__(self, limit: int, log: Logger) -> None:
+        self.limit = limit
+        self.log = log
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._threads: set[threading.Thread] = set()
+
+    def start(self, call: Call, done: Callable[[Call, ActionResult], None]) -> bool:
+        with self._lock:
+            if len(self._threads) >= self.limit or self.stopping.is_set():
+                return False
+            thread = threading.Thread(target=self._run, args=(call._replace(
+                cancel=self.stopping), done), name="event-background", daemon=True)
+            self._threads.add(thread)
+        thread.start()
+        return True
+
+    def _run(self, call: Call, done: Callable[[Call, ActionResult], None]) -> None:
+        try:
+            result = attempts(call)
+            done(call, result)
+        except Exception as err:  # a hook never takes the service down
+            self.log.error("background hook failed to run", hook=call.hook.where,
+                           error=repr(err))
+        finally:
+            with self._lock:
+                self._threads.discard(threading.current_thread())
+
+    def running(self) -> int:
+        with self._lock:
+            return len(self._threads)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        self.stopping.set()
+        with self._lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join(timeout)

@@ -1,0 +1,51 @@
+"""Which hooks an event's payload concerns: a loop's hooks only for its stage, a
+``tool_name`` list (any case), and nyzhi's ``pattern`` against the payload's files (a
+command with ``{file}`` runs once per matching file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from initd.events.model import EventHook
+from initd.hooks import patterns
+
+
+def applies(hook: EventHook, payload: dict[str, Any]) -> bool:
+    if hook.stage is not None and payload.get("stage") not in (None, hook.stage):
+        return False
+    if hook.tool_name:
+        tool = payload.get("tool_name", payload.get("toolName", payload.get("tool")))
+        if not isinstance(tool, str) or tool.lower() not in {t.lower() for t in hook.tool_name}:
+            return False
+    return not hook.pattern or bool(matching(hook.pattern, payload_files(payload)))
+
+
+def files_for(hook: EventHook, payload: dict[str, Any]) -> list[str | None]:
+    """A command with {file} runs once per (matching) file; anything else once."""
+    if hook.action != "shell" or "{file}" not in hook.spec.get("command", ""):
+        return [None]
+    files = payload_files(payload)
+    if hook.pattern:
+        files = matching(hook.pattern, files)
+    return list(files) or [None]
+
+
+def payload_files(payload: dict[str, Any]) -> list[str]:
+    files = payload.get("files")
+    found = [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+    for key in ("file", "path"):
+        if isinstance(payload.get(key), str) and payload[key] not in found:
+            found.insert(0, payload[key])
+    return found
+
+
+def matching(pattern: tuple[str, ...], files: list[str]) -> list[str]:
+    """nyzhi's patterns: ``*.ext`` by suffix, a path substring, or (any other glob) a glob
+    over the workspace-relative path, as file hooks match (hooks/patterns.py)."""
+    def one(item: str, path: str) -> bool:
+        if item.startswith("*.") and not any(c in item[1:] for c in "*?[{"):
+            return path.endswith(item[1:])
+        if any(c in item for c in "*?[{"):
+            return patterns.matches(item, path)
+        return item in path
+    return [f for f in files if any(one(item, f) for item in pattern)]

@@ -1,0 +1,54 @@
+"""What the event engine needs to run hooks, and an engine built for a hook context (the
+hook service's): the dialects' cache, the session record, the events' state directory,
+the hooks' environment without initd's secrets, and the trust store when enforced."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, NamedTuple
+
+from initd.log import Logger
+from initd.users import Account
+
+if TYPE_CHECKING:
+    from initd.events.engine import Engine
+    from initd.events.trust import Trust
+    from initd.hooks.session import HookContext
+
+
+class Setup(NamedTuple):
+    """What firing needs besides the event."""
+
+    workspace: str
+    session_id: str
+    state_dir: str  # ~/.discobot/<session>/events
+    env: dict[str, str]  # hooks' base environment: initd's, secrets removed
+    account: Account | None
+    grace: float
+    log: Logger
+    trust: Trust | None = None
+
+
+def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = None) -> Engine:
+    from initd import proc
+    from initd.events import dialects, sessions
+    from initd.events.engine import Engine
+
+    opened = sessions.Sessions(ctx.agent.home, ctx.session_id, ctx.workspace,
+                               ctx.store.owner)
+    record: sessions.Sessions | None = opened
+    try:
+        for name in opened.open(command):
+            ctx.log.warning("an event's hooks were running when the service stopped: "
+                            "recorded as interrupted", name=name)
+    except OSError as err:
+        ctx.log.error("no session record: it cannot be written", error=str(err))
+        record = None
+    state_dir = os.path.join(os.path.dirname(ctx.store.directory), "events")
+    os.makedirs(state_dir, exist_ok=True)
+    if ctx.store.owner is not None:
+        os.chown(state_dir, *ctx.store.owner)
+    setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
+                  env=proc.environment(os.environ, ctx.agent, remove=ctx.secrets),
+                  account=ctx.agent, grace=ctx.grace, log=ctx.log, trust=ctx.trust)
+    return Engine(setup, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home), record)

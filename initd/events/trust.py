@@ -1,0 +1,124 @@
+"""Trust in the workspace's hooks, by content, not by name (what Claude Code users ask for:
+anthropics/claude-code#62519). ``initd hooks trust`` records the content hash of every
+hook the workspace defines, in any dialect (discobot scripts of every type included);
+with enforcement on (``--trust``, ``INITD_TRUST=1``; off by default), a workspace hook
+whose hash is not recorded (new, or changed since) does not run, and its result says so.
+The image's hooks and the user's own config files are trusted.
+
+The store (``/var/lib/initd/trust.json`` by default) is root's: the agent may read it,
+not approve its own hooks. Hashes cover what a hook does: a script's bytes; a config
+hook's event, action, fields and condition, and the file it is written in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from initd.events.model import EventHook
+from initd.hooks.model import Hook
+from initd.hooks.status import now_iso
+from initd.settings import DEFAULT_TRUST_FILE
+from initd.statefile import StateFile
+
+DEFAULT_FILE = DEFAULT_TRUST_FILE
+
+
+class Entry(NamedTuple):
+    key: str  # a script's path, or "file#key" for a hook in a config file
+    digest: str
+    label: str  # for people
+
+
+def for_script(path: str) -> Entry | None:
+    """A discobot script (any type); None when it cannot be read (it will not run)."""
+    try:
+        with open(path, "rb") as f:
+            content = f.read()
+    except OSError:
+        return None
+    return Entry(path, hashlib.sha256(path.encode() + b"\0" + content).hexdigest(), path)
+
+
+def for_event_hook(hook: EventHook) -> Entry | None:
+    if hook.action == "script":
+        return for_script(hook.source)
+    what: list[Any] = [hook.dialect, hook.source, hook.key, hook.event, hook.action, hook.spec,
+                       hook.timeout, hook.wait, hook.when.text if hook.when else None,
+                       hook.on_failure, hook.retries, hook.retry_delay, hook.block,
+                       hook.on_error, hook.tool_name, hook.pattern, hook.stage]
+    digest = hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+    return Entry(f"{hook.source}#{hook.key}", digest, f"{hook.label} ({hook.where})")
+
+
+class Trust:
+    def __init__(self, path: str = DEFAULT_FILE, enforce: bool = False,
+                 image_dir: str | None = None) -> None:
+        self.file = StateFile(path, lambda: {"version": 1, "trusted": {}})
+        self.enforce = enforce
+        self.image_dir = image_dir  # its hooks are the image's: trusted
+        self._cache: tuple[object, dict[str, Any]] | None = None
+
+    def refusal(self, hook: Hook) -> str | None:
+        """Why a discobot script may not run now, or None."""
+        if not self.enforce or hook.source == self.image_dir:
+            return None
+        entry = for_script(hook.path)
+        return None if self.allows(entry) else self.why_not(entry)
+
+    def recorded(self) -> dict[str, Any]:
+        try:
+            info = os.stat(self.file.path)
+            stamp: object = (info.st_mtime_ns, info.st_size, info.st_ino)
+        except OSError:
+            stamp = None
+        if self._cache is None or self._cache[0] != stamp:
+            trusted = self.file.read().get("trusted")
+            self._cache = (stamp, trusted if isinstance(trusted, dict) else {})
+        return self._cache[1]
+
+    def allows(self, entry: Entry | None) -> bool:
+        """May this workspace hook run? (Always, unless enforcement is on.)"""
+        if not self.enforce:
+            return True
+        if entry is None:
+            return False
+        seen = self.recorded().get(entry.key)
+        return isinstance(seen, dict) and seen.get("digest") == entry.digest
+
+    def why_not(self, entry: Entry | None) -> str:
+        seen = self.recorded().get(entry.key) if entry is not None else None
+        state = "changed since it was trusted" if seen else "not trusted yet"
+        return (f"{'this hook' if entry is None else entry.label} is {state}: a person must "
+                f"approve it (initd hooks trust --workspace …) before it runs "
+                f"(trust enforcement is on; store: {self.file.path})")
+
+    def approve(self, entries: Iterable[Entry]) -> list[tuple[Entry, str]]:
+        """Record these hashes; returns each with new | changed | unchanged."""
+        done: list[tuple[Entry, str]] = []
+
+        def change(data: dict[str, Any]) -> None:
+            trusted = data.setdefault("trusted", {})
+            for entry in entries:
+                seen = trusted.get(entry.key)
+                state = ("unchanged" if isinstance(seen, dict) and
+                         seen.get("digest") == entry.digest else
+                         "changed" if seen else "new")
+                trusted[entry.key] = {"digest": entry.digest, "label": entry.label,
+                                      "at": now_iso()}
+                done.append((entry, state))
+        os.makedirs(self.file.directory, exist_ok=True)
+        self.file.update(change)
+        self._cache = None
+        return done
+
+
+def workspace_entries(hooks: Iterable[Hook], events: Iterable[EventHook],
+                      image_dir: str) -> list[Entry]:
+    """Every hook the workspace defines: scripts of every type, and config hooks."""
+    entries = [for_script(h.path) for h in hooks if h.source != image_dir]
+    entries += [for_event_hook(h) for h in events if h.workspace and h.action != "script"]
+    return [e for e in entries if e is not None]
