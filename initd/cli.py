@@ -58,15 +58,17 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
 
 
 # A program called "hooks" (etc.) is run with -- before it.
-VERBS = (["hooks"], ["precommit"], ["service"], ["status"], ["health"], ["ready"], ["turn"])
+VERBS = (["hooks"], ["precommit"], ["service"], ["status"], ["health"], ["ready"], ["turn"],
+         ["emit"], ["sessions"], ["config"])
 
 
 def _verb(argv: list[str]) -> int:
-    from initd.commands import api, hooks, precommit, service
+    from initd.commands import api, hooks, precommit, service, sessions
 
     verbs = {"hooks": hooks.main, "precommit": precommit.main, "service": service.main,
              "status": api.status, "health": api.health, "ready": api.ready,
-             "turn": api.turn}
+             "turn": api.turn, "emit": api.emit, "sessions": sessions.sessions,
+             "config": sessions.config}
     return verbs[argv[0]](argv[1:])
 
 

@@ -20,6 +20,7 @@ DEFAULT_CONFIG = "/etc/initd/initd.yaml"
 DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
 DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
 DEFAULT_TRUST_FILE = "/var/lib/initd/trust.json"  # root's: the agent cannot approve its hooks
+ALWAYS_SECRET = ("DISCOBOT_SECRET",)  # removed from every hook's environment, whatever else
 
 
 class Restart(enum.StrEnum):
@@ -150,7 +151,7 @@ OPTIONS = (
     Option("log_format", log_format, "auto", ("INITD_LOG_FORMAT",)),
     Option("session_id", optional_text, None, ("INITD_SESSION_ID", "SESSION_ID")),
     Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
-    Option("secret", names, ("DISCOBOT_SECRET",), ("INITD_SECRETS",)),
+    Option("secret", names, ALWAYS_SECRET, ("INITD_SECRETS",)),
     Option("precommit", boolean, True, ("INITD_PRECOMMIT",)),
     Option("socket", path, DEFAULT_SOCKET, ("INITD_SOCKET",)),
     Option("service", boolean, None, ("INITD_SERVICE",)),  # None: when there is a workspace
@@ -204,6 +205,9 @@ def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settin
     env_file_option = next(opt for opt in OPTIONS if opt.name == "env_file")
     load_env_files(_resolve(env_file_option, flags, environ, config, config_path), environ)
     values = {opt.name: _resolve(opt, flags, environ, config, config_path) for opt in OPTIONS}
+    # Naming a secret adds to the default, never un-hides it: discobot's own secret is
+    # the one its hooks leaked (discobot.md §1).
+    values["secret"] = tuple(dict.fromkeys((*ALWAYS_SECRET, *values["secret"])))
     return Settings(
         command=tuple(flags.command),
         workspace_given=values["workspace"] is not None,

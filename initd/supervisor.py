@@ -7,6 +7,7 @@ its own children, through their pidfds.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import select
 import signal
@@ -182,14 +183,14 @@ def start_service(config: settings.Settings, account: users.Account | None,
     dropped = account is not None and account.uid != 0 and os.geteuid() == 0
     argv = [sys.executable, "-m", "initd", "service", "--socket", config.socket,
             "--workspace", config.workspace, "--session-id", ctx.session_id,
-            "--hooks-dir", config.hooks_dir, "--max-reprompts", str(config.max_reprompts)]
+            "--hooks-dir", config.hooks_dir, "--max-reprompts", str(config.max_reprompts),
+            "--agent-command", json.dumps(list(config.command))]
     if account is not None:
         argv += ["--user", account.name]
     service = ServiceChild(
         proc.Spec(argv=tuple(argv), cwd=config.workspace, account=account,
-                  env=proc.environment(os.environ, account, {
-                      "INITD_LOG_FORMAT": config.log_format,
-                      "INITD_VERBOSE": str(config.verbose)}, remove=config.secret),
+                  env=proc.environment(os.environ, account, service_settings(config),
+                                       remove=config.secret),
                   stdout=proc.DEVNULL),
         listener=listener, ctx=ctx, roots=RootHooks(hooks) if dropped else None, repo=repo,
         image_dir=config.hooks_dir, window=config.restart_window, grace=config.grace,
@@ -198,6 +199,17 @@ def start_service(config: settings.Settings, account: users.Account | None,
         service.start()
         fields["ready"] = wait_ready(service, signals)
     return service
+
+
+def service_settings(config: settings.Settings) -> dict[str, str]:
+    """The settings the service needs, as the variables it reads them from (flags given
+    to initd are not on the service's command line)."""
+    env = {"INITD_LOG_FORMAT": config.log_format, "INITD_VERBOSE": str(config.verbose),
+           "INITD_GRACE": f"{config.grace:g}", "INITD_SECRETS": ",".join(config.secret),
+           "INITD_TRUST": "1" if config.trust else "0", "INITD_TRUST_FILE": config.trust_file}
+    if config.config is not None:
+        env["INITD_CONFIG"] = config.config
+    return env
 
 
 def wait_ready(service: Supervised, signals: SignalChannel, timeout: float = 10.0) -> bool:

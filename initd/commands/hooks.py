@@ -1,8 +1,11 @@
-"""``initd hooks list | check | run NAME``: the hooks as initd sees them, without booting.
+"""``initd hooks list | check | run NAME | trust``: the hooks as initd sees them, without
+booting.
 
-``list`` is the ``/hooks`` view (every hook, its fields and source, and every file that
-is not a hook with the reason); ``check`` validates for CI (exit 1 with every error
-listed); ``run`` runs one hook now, as its ``run_as`` says, and exits with its code.
+``list`` shows every hook of every dialect (discobot scripts; iteratr, nyzhi, AutoAgent
+and agent-pipelines config), its fields and source, and every file that is not a hook
+with the reason; ``check`` validates for CI (exit 1 with every error listed); ``run``
+runs one script hook now, as its ``run_as`` says, and exits with its code; ``trust``
+approves the workspace's hooks as they are now (for ``--trust``).
 """
 
 from __future__ import annotations
@@ -10,11 +13,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from initd import log, settings, users
 from initd.errors import InitdError, UsageError
 from initd.hooks import discovery
 from initd.options import Parser
+
+if TYPE_CHECKING:
+    from initd.events.dialects.common import Collected
+    from initd.events.model import EventHook
 
 
 def parser() -> Parser:
@@ -24,7 +32,10 @@ def parser() -> Parser:
     common.add_argument("--hooks-dir", metavar="DIR", help="the image's hook directory "
                         f"(INITD_HOOKS_DIR; default {settings.DEFAULT_HOOKS_DIR})")
     common.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")
-    verbs = p.add_subparsers(dest="verb", required=True, metavar="list|check|run",
+    common.add_argument("--user", metavar="NAME", help="the agent user: whose config files "
+                        "(~/.config/nyzhi, ~/.autoagent, …) count, and who run_as: user "
+                        "hooks run as (INITD_USER, AGENT_USER)")
+    verbs = p.add_subparsers(dest="verb", required=True, metavar="list|check|run|trust",
                              parser_class=Parser)
     listing = verbs.add_parser("list", parents=[common], help="every hook and why other "
                                "files are not hooks")
@@ -33,10 +44,12 @@ def parser() -> Parser:
                      "with every error listed")
     run = verbs.add_parser("run", parents=[common], help="run one hook now")
     run.add_argument("name", help="the hook's id or name")
-    run.add_argument("--user", metavar="NAME", help="the agent user for run_as: user hooks "
-                     "(INITD_USER, AGENT_USER)")
     run.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
     run.add_argument("-v", "--verbose", action="count")
+    trust = verbs.add_parser("trust", parents=[common], help="approve the workspace's "
+                             "hooks, as they are now (for --trust / INITD_TRUST=1)")
+    trust.add_argument("--trust-file", metavar="PATH", help="(INITD_TRUST_FILE; default "
+                       f"{settings.DEFAULT_TRUST_FILE})")
     return p
 
 
@@ -49,20 +62,31 @@ def main(argv: Sequence[str]) -> int:
     args.command = ["hooks", args.verb]
     config = settings.load(args, os.environ)
     found = discovery.for_workspace(config.workspace, config.hooks_dir)
+    if args.verb == "run":
+        return run_hook(found, args.name, config)
+    from initd.events import dialects  # the other hook systems' config files
+
+    home = users.lookup(config.user).home if config.user else os.path.expanduser("~")
+    events = dialects.load_all(config.workspace, config.hooks_dir, home)
     if args.verb == "list":
-        return list_hooks(found, as_json=args.json)
+        return list_hooks(found, events, as_json=args.json)
     if args.verb == "check":
-        return check(found)
-    return run_hook(found, args.name, config)
+        return check(found, events)
+    return trust(found, events, config)
 
 
-def list_hooks(found: discovery.Found, as_json: bool) -> int:
+def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
     if as_json:
-        print(json.dumps({"hooks": [hook._asdict() for hook in found.hooks],
-                          "skipped": [p._asdict() for p in found.problems]}, indent=2))
+        print(json.dumps({
+            "hooks": [hook._asdict() for hook in found.hooks if not hook.is_event],
+            "events": [event_view(hook) for hook in events.hooks],
+            "skipped": [p._asdict() for p in found.problems],
+            "problems": [{"path": path, "reason": reason, "severity": severity}
+                         for path, reason, severity in events.problems]}, indent=2,
+            default=str))
         return 0
     rows = [("ID", "TYPE", "RUN AS", "DETAILS", "NAME", "FILE")]
-    for hook in found.hooks:
+    for hook in (h for h in found.hooks if not h.is_event):
         details = [f"timeout={hook.timeout:g}s"]
         if hook.type == "file":
             details += [f"pattern={hook.pattern}", f"notify_llm={str(hook.notify_llm).lower()}"]
@@ -76,19 +100,71 @@ def list_hooks(found: discovery.Found, as_json: bool) -> int:
     for hook in found.hooks:
         for warning in hook.warnings:
             print(f"warning: {hook.path}: {warning}")
+    if events.hooks:
+        print()
+        rows = [("EVENT", "DIALECT", "ACTION", "DETAILS", "RUNS", "WHERE")]
+        rows += [(h.event, h.dialect, h.action, " ".join(_details(h)), h.label, h.where)
+                 for h in events.hooks]
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        for row in rows:
+            print("  ".join(cell.ljust(width) for cell, width in zip(row, widths,
+                                                                     strict=False))
+                  + "  " + row[5])
     for problem in found.problems:
         print(f"{problem.severity}: {problem}")
+    for _, reason, severity in events.problems:
+        print(f"{severity}: {reason}")
     return 0
 
 
-def check(found: discovery.Found) -> int:
+def _details(hook: EventHook) -> list[str]:
+    details = [f"timeout={hook.timeout:g}s"] + ([] if hook.wait else ["await=false"])
+    details += [f"block={str(hook.block).lower()}"] if hook.block else []
+    details += [f"when={hook.when.text!r}"] if hook.when else []
+    details += [f"tool_name={','.join(hook.tool_name)}"] if hook.tool_name else []
+    details += [f"pattern={','.join(hook.pattern)}"] if hook.pattern else []
+    details += [f"stage={hook.stage}"] if hook.stage else []
+    details += [f"on_failure={hook.on_failure}"] if hook.on_failure != "continue" else []
+    details += [f"on_error={hook.on_error}"] if hook.on_error != "allow" else []
+    return details
+
+
+def event_view(hook: EventHook) -> dict[str, Any]:
+    """An event hook as JSON shows it (a condition by its text)."""
+    view = hook._asdict()
+    view["when"] = hook.when.text if hook.when else None
+    return view
+
+
+def check(found: discovery.Found, events: Collected) -> int:
     for hook in found.hooks:
         for warning in hook.warnings:
             print(f"warning: {hook.path}: {warning}")
     for problem in found.errors:
         print(f"error: {problem}")
-    print(f"{len(found.hooks)} hook(s) valid, {len(found.errors)} error(s)")
-    return 1 if found.errors else 0
+    errors = [reason for _, reason, severity in events.problems if severity == "error"]
+    for _, reason, severity in events.problems:
+        print(f"{severity}: {reason}")
+    print(f"{len(found.hooks) + len(events.hooks) - sum(h.is_event for h in found.hooks)} "
+          f"hook(s) valid, {len(found.errors) + len(errors)} error(s)")
+    return 1 if found.errors or errors else 0
+
+
+def trust(found: discovery.Found, events: Collected, config: settings.Settings) -> int:
+    """Record the content hash of every hook the workspace defines, as it is now."""
+    from initd.events.trust import Trust, workspace_entries
+
+    store = Trust(config.trust_file, enforce=True, image_dir=config.hooks_dir)
+    entries = workspace_entries(found.hooks, events.hooks, config.hooks_dir)
+    try:
+        approved = store.approve(entries)
+    except OSError as err:
+        raise InitdError(f"cannot write {config.trust_file}: {err.strerror} (approving hooks "
+                         "is for root, or whoever owns that file: not the agent)") from None
+    for entry, state in approved:
+        print(f"{state:9}  {entry.label}")
+    print(f"{len(approved)} hook(s) trusted in {config.trust_file}")
+    return 0
 
 
 def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> int:

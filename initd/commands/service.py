@@ -8,6 +8,7 @@ run by hand, it binds ``--socket`` itself and stands alone.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -37,6 +38,7 @@ def parser() -> Parser:
     # given by initd's supervisor, not by people
     p.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)
     p.add_argument("--channel-fd", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--agent-command", type=json.loads, help=argparse.SUPPRESS)
     return p
 
 
@@ -60,7 +62,8 @@ def main(argv: Sequence[str]) -> int:
     ctx = session.context(config, agent, logger, recover=session.runner_gone)
     if link is not None and os.geteuid() != 0:
         ctx = ctx._replace(root=link)  # run_as: root hooks: root runs them, not us
-    service = HookService(ctx, config.hooks_dir, config.max_reprompts, link)
+    service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,
+                          command=args.agent_command)
     if args.listen_fd is not None:
         sock = socket.socket(fileno=args.listen_fd)  # bound by the supervisor, for good
     else:
@@ -80,6 +83,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         httpd.serve_forever(poll_interval=0.2)
     finally:
+        service.close()
         if args.listen_fd is None:  # ours to remove; an inherited one is the supervisor's
             httpd.server_close()
             try:

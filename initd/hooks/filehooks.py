@@ -6,7 +6,9 @@
    while hooks run (an auto-fixer's, the agent's) count next time;
 4. run the pending hooks in discovery order, each against every dirty file its pattern
    matches (none: no longer pending); success: no longer pending; the first failure stops
-   the evaluation, and asks for a re-prompt when the hook has ``notify_llm``.
+   the evaluation, and asks for a re-prompt when the hook has ``notify_llm``. A hook
+   initd refuses to run (not trusted, a root hook changed since boot) is no failure the
+   model could fix: it stays pending, its result says why, and the others go on.
 A cancel (a new user message) stops the running hook's group; pending hooks stay pending.
 
 Modified "since the marker" means an mtime at or after it: the file system's clock is
@@ -95,6 +97,9 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         ran.append(Ran(hook, tuple(files), result))
         if result.cancelled:
             return Evaluation(CANCELLED, tuple(ran), tuple(_pending(store)))
+        if result.refused:
+            continue  # a person must act (trust, a restart), not the model: it stays
+            # pending, recorded with why, and the other hooks go on
         if result.ok:
             _done(store, hook.id)
             continue

@@ -39,6 +39,7 @@ class Result(NamedTuple):
     head: bytes
     tail: bytes  # empty when the whole output fits in head
     lines: int
+    refused: bool = False  # initd would not run it (not trusted; a root hook changed)
 
     @property
     def ok(self) -> bool:
@@ -128,7 +129,7 @@ def refused(log_path: str, reason: str, log_owner: tuple[int, int] | None = None
         os.chown(log_path, *log_owner)
     out.add(f"[initd: {reason}]\n".encode())
     out.close()
-    return _result(126, None, False, False, started, out, reason)
+    return _result(126, None, False, False, started, out, reason)._replace(refused=True)
 
 
 def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[bytes], None]],

@@ -31,12 +31,13 @@ class Busy(Exception):
 
 class HookService:
     def __init__(self, ctx: HookContext, image_dir: str, max_attempts: int = 3,
-                 link: SupervisorLink | None = None, events: Engine | None = None) -> None:
+                 link: SupervisorLink | None = None, events: Engine | None = None,
+                 command: list[str] | None = None) -> None:
         self.ctx = ctx
         self.image_dir = image_dir
         self.guard = message.LoopGuard(max_attempts)
         self.link = link  # None: run by hand, no supervisor, no agent to speak of
-        self.events = events or setup.for_context(ctx, image_dir)
+        self.events = events or setup.for_context(ctx, image_dir, command)
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
@@ -74,6 +75,14 @@ class HookService:
     def fire(self, name: str, payload: dict[str, Any]) -> engine.Outcome:
         """A lifecycle event from the agent: its hooks, of every dialect (events/)."""
         return self.events.fire(name, payload)
+
+    def close(self) -> None:
+        """The service stops: fire-and-forget hooks are stopped, and the session's record
+        ends as the agent did (0: completed; a signal: interrupted; else failed)."""
+        code = (self.link.state.get("agent") or {}).get("lastExitCode") if self.link else 0
+        status = ("interrupted" if not isinstance(code, int) or code >= 128
+                  else "completed" if code == 0 else "failed")
+        self.events.shutdown(status)
 
     def health(self) -> dict[str, Any]:
         """Liveness: this service answers; what the supervisor last said of initd and the
@@ -170,6 +179,7 @@ def _result(ran: Ran) -> dict[str, Any]:
     r = ran.result
     return {"hookId": ran.hook.id, "name": ran.hook.name, "success": r.ok,
             "exitCode": r.exit_code, "timedOut": r.timed_out, "cancelled": r.cancelled,
+            "refused": r.refused, "error": r.exec_error,
             "files": list(ran.files), "outputPath": r.output_path,
             "durationMs": round(r.duration * 1000, 1)}
 

@@ -31,6 +31,10 @@ def api_schema(tmp_path: Path) -> Iterator[object]:
     repo = git_repo(tmp_path / "ws", identity=False)
     checker(repo, "10-a.sh", "*.a", "BAD")
     (repo / "x.a").write_text("BAD\n")
+    (repo / ".nyzhi").mkdir()
+    (repo / ".nyzhi" / "config.toml").write_text(  # so that events have results to show
+        '[[agent.hooks]]\nevent = "after_turn"\ncommand = "echo turned; exit 2"\n'
+        '[[agent.hooks]]\nevent = "pre_tool"\ncommand = "sleep 9"\ntimeout = 0.1\n')
     sid = f"oas-{uuid.uuid4().hex[:8]}"
     app = make_app(HookService(hook_context(repo, sid), str(repo / "no-image")))
     yield schemathesis.openapi.from_wsgi("/v1/openapi.json", app)
@@ -64,7 +68,7 @@ def test_api_conforms_to_its_openapi_document(api_schema) -> None:
     assert {op.label for op in operations} == {
         "GET /v1/health", "GET /v1/ready", "GET /v1/hooks",
         "GET /v1/status", "GET /v1/hooks/{hookId}/output", "POST /v1/hooks/{hookId}/rerun",
-        "POST /v1/turn", "POST /v1/turn/cancel"}
+        "POST /v1/turn", "POST /v1/turn/cancel", "POST /v1/events/{event}"}
     for operation in operations:
         @given(case=operation.as_strategy())
         @settings(max_examples=15, deadline=None, database=None,
@@ -90,3 +94,14 @@ def test_health_and_a_not_ready_agent_conform_too(linked_schema) -> None:
             oc.response_schema_conformance])
         seen.add((operation.label, response.status_code))
     assert seen == {("GET /v1/health", 200), ("GET /v1/ready", 503)}
+
+
+def test_event_outcomes_conform(api_schema) -> None:
+    """The outcomes of real hooks (a non-blockable exit 2; a timeout) against the document."""
+    [operation] = [r.ok() for r in api_schema.get_all_operations()
+                   if r.ok().label == "POST /v1/events/{event}"]
+    for event in ("after_turn", "pre_tool", "PreToolUse", "nope"):
+        case = operation.Case(path_parameters={"event": event}, body={"tool_name": "bash"})
+        response = case.call()
+        case.validate_response(response)
+        assert response.status_code == (404 if event == "nope" else 200)

@@ -274,9 +274,11 @@ def test_root_file_hooks_run_as_root_for_the_unprivileged_service(
     (repo / "a.r").write_text("2\n")
     time.sleep(0.02)
     code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
-    assert turn["action"] == "reprompt"  # type: ignore[index]
-    assert "was changed since initd started, so root will not run it" in turn["message"]  # type: ignore[index]
-    assert turn["results"][0]["exitCode"] == 126  # type: ignore[index]
+    # refused, not failed: the model cannot fix it, so no re-prompt; it stays pending
+    assert (turn["action"], turn["pending"]) == ("none", ["10-root"])  # type: ignore[index]
+    [refused] = turn["results"]  # type: ignore[index]
+    assert (refused["exitCode"], refused["refused"]) == (126, True)
+    assert "was changed since initd started, so root will not run it" in refused["error"]
     assert not os.path.exists("/etc/initd-test-owned")
 
     # A root hook added after boot is not run as root either.
@@ -285,7 +287,8 @@ def test_root_file_hooks_run_as_root_for_the_unprivileged_service(
     (repo / "c.n").write_text("1\n")
     time.sleep(0.02)
     code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
-    assert "was there when initd started" in turn["message"]  # type: ignore[index]
+    added = [r for r in turn["results"] if r["hookId"] == "05-new"]  # type: ignore[index]
+    assert added and "was there when initd started" in added[0]["error"]
     assert not os.path.exists("/etc/initd-test-owned")
     assert json.loads((store / "status.json").read_text())["hooks"]["05-new"][
         "lastResult"] == "failure"  # recorded, never silently skipped
@@ -379,3 +382,23 @@ def test_a_socket_another_initd_serves_is_never_taken_over(initd, ws) -> None:
     first.signal(signal.SIGTERM)
     first.wait()
     forget_session(f"{sid}-2")
+
+
+def test_the_service_gets_initds_settings_and_no_secret(initd, ws, tmp_path: Path) -> None:
+    """Flags given to initd are not on the service's command line: they reach it as the
+    INITD_* variables its settings read. Secrets never reach it at all."""
+    repo, sid = ws
+    env = {**os.environ, "INITD_SOCKET": str(tmp_path / "s.sock"), "DISCOBOT_SECRET": "x"}
+    init = initd(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
+                  str(repo / "none"), "--grace", "3", "--trust", "--trust-file",
+                  str(tmp_path / "t.json"), "--secret", "MY_TOKEN", "--", "sleep", "1000"],
+                 env={**env, "MY_TOKEN": "y"})
+    service = service_process(init)
+    environ = dict(item.split("=", 1) for item in Path(f"/proc/{service.pid}/environ")
+                   .read_bytes().decode().split("\0") if "=" in item)
+    assert (environ["INITD_GRACE"], environ["INITD_TRUST"], environ["INITD_TRUST_FILE"]) == (
+        "3", "1", str(tmp_path / "t.json"))
+    assert "MY_TOKEN" not in environ and "DISCOBOT_SECRET" not in environ
+    assert environ["INITD_SECRETS"] == "DISCOBOT_SECRET,MY_TOKEN"  # the default, and more
+    init.signal(signal.SIGTERM)
+    init.wait()

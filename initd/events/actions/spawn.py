@@ -32,7 +32,7 @@ def spawn(call: Call) -> ActionResult:
     result = run_process(child, ["sh", "-c", pipeline["command"]], unknown=tuple(unknown))
     try:
         with open(output_file, encoding="utf-8") as f:
-            output = f.read()
+            output = f.read().rstrip("\n")  # as $(cat output.json) gives it
     except FileNotFoundError:
         output = None
     return result._replace(response=output)

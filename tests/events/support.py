@@ -1,0 +1,43 @@
+"""An event engine as the hook service builds it, on a real workspace, for tests."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from initd.events import setup
+from initd.events.engine import Engine
+from tests.hooks.support import git_repo, hook_context
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = git_repo(root / "ws")
+        self.sid = f"ev-{uuid.uuid4().hex[:8]}"
+        self.engine: Engine | None = None
+
+    def write(self, name: str, text: str) -> Path:
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def pipeline(self, hooks: dict[str, Any], **more: Any) -> None:
+        """agent-pipelines' pipeline.yaml (JSON is YAML)."""
+        self.write("pipeline.yaml", json.dumps({"hooks": hooks, **more}))
+
+    def nyzhi(self, *hooks: dict[str, Any]) -> None:
+        lines = []
+        for hook in hooks:
+            lines.append("[[agent.hooks]]")
+            lines += [f"{key} = {json.dumps(value)}" for key, value in hook.items()]
+        self.write(".nyzhi/config.toml", "\n".join(lines) + "\n")
+
+    def fire(self, event: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        if self.engine is None:
+            self.engine = setup.for_context(hook_context(self.path, self.sid),
+                                            str(self.path / "no-image"))
+        return self.engine.fire(event, payload or {}).as_json()
