@@ -12,7 +12,7 @@ the same run on the same machine (never as timed unit tests).
 5. 50 trivial session hooks: initd's session phase vs a bash loop over the same scripts
    (goal <= 1.3x)
 6. the supervisor's RSS while a session hook prints 1 GB (goal: grows < 20 MiB)
-7-9. the hook service's (bench/service.py)
+7-9. the hook service's (bench/service.py); 10-11. lifecycle events' (bench/events.py)
 """
 
 from __future__ import annotations
@@ -239,9 +239,11 @@ def run_all() -> None:
     latency()
     session_hooks()
     hook_output_memory()
+    import events  # bench/events.py: lifecycle events
     import service  # bench/service.py: the hook service's own benchmarks
 
     service.main()
+    events.main()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,11 @@ def test_the_demo_shows_every_capability_and_exits_with_the_agents_code() -> Non
         "cannot write /etc: privileges really dropped",  # a user session hook
         "DISCOBOT_SECRET is not visible to hooks",
         "the agent is ready",
+        "Iteration 1 of session demo. Uncommitted:",  # pre_iteration: iteratr's context
+        "initd emit exited 2 (2: blocked)",  # pre_tool, a discobot script, blocks
+        "initd: blocked: refusing 'rm -rf build /': it removes a whole tree",
+        "initd emit exited 0: allowed",
+        "files changed, not committed: 4",  # after_turn, nyzhi's
         "[Discobot Hook Failed] \"Python syntax\" (pattern: *.py)",
         "(Attempt 1/3)",
         "every one passed",

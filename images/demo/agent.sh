@@ -10,6 +10,22 @@ say "initd's hook service answers on INITD_SOCKET=$INITD_SOCKET; am I ready?"
 initd ready | python3 -c 'import json, sys; a = json.load(sys.stdin); print(
     "        |", a["reason"], "- agent", a["agent"]["state"], "pid", a["agent"]["pid"])'
 
+field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]] or "")' "$1"; }
+
+say "--- lifecycle events: one engine for iteratr's, nyzhi's, AutoAgent's, pipelines' hooks"
+say "pre_iteration (.iteratr.hooks.yml): the context for the model's next prompt is"
+initd emit pre_iteration --data '{"iteration": 1, "session": "demo"}' | field context | quote
+say "pre_tool (a discobot script): the model wants to run 'rm -rf build /'"
+err=$(mktemp)
+initd emit pre_tool --data '{"tool_name": "bash", "command": "rm -rf build /"}' \
+  >/dev/null 2>"$err"
+say "initd emit exited $? (2: blocked); the tool call does not happen:"
+quote < "$err"
+rm -f "$err"
+say "pre_tool: 'ls -l' instead"
+initd emit pre_tool --data '{"tool_name": "bash", "command": "ls -l"}' >/dev/null &&
+  say "initd emit exited 0: allowed"
+
 say "--- a turn: the model writes hello.py, with a syntax error"
 printf 'print("hello"\n' > hello.py
 trigger=user
@@ -30,6 +46,8 @@ for round in 1 2 3 4; do
 done
 say "what the root file hook said (it ran as root, for me, from initd's boot-time copy):"
 initd hooks output 70-index | quote
+say "after_turn (.nyzhi/config.toml):"
+initd emit after_turn | python3 -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["stdout"], end="")' | quote
 
 say "--- reaping: a daemon that ignores SIGTERM, and 20 orphaned grandchildren"
 setsid sh -c 'trap "" TERM; exec sleep 1000' </dev/null >/dev/null 2>&1 &

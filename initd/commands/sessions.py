@@ -30,7 +30,7 @@ def sessions(argv: Sequence[str]) -> int:
         return 0
     rows = [("ID", "STATUS", "STARTED", "ENDED", "EVENTS", "BLOCKED", "WORKSPACE")]
     rows += [(str(r.get("id")), str(r.get("status")), str(r.get("startTime")),
-              str(r.get("endTime") or "-"), str(r.get("eventLines", 0)),
+              str(r.get("endTime") or "-"), str(r.get("events", 0)),
               str(r.get("blocked", 0)), str(r.get("workspace"))) for r in found]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:

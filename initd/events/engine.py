@@ -79,8 +79,7 @@ class Engine:
         found = self.cache.get()
         hooks = [h for h in found.hooks if h.event == event.name]
         table = variables(event, payload, self.setup)
-        token = self._record(lambda sessions: sessions.begin(event.name, payload)) \
-            if hooks else None
+        marker = self._record(lambda sessions: sessions.begin(event.name)) if hooks else None
         state = _State(event)
         for hook in hooks:
             if state.stopped:
@@ -93,7 +92,7 @@ class Engine:
         outcome = Outcome(event.name, state.blocked, state.reason, state.feedback,
                           "\n".join(state.context) if event.name in CONTEXT_EVENTS else None,
                           state.aborted, state.results)
-        self._record(lambda sessions: sessions.end(token, outcome.as_json(), payload))
+        self._record(lambda sessions: sessions.end(marker, outcome.as_json(), payload))
         return outcome
 
     def _record(self, write: Callable[[Sessions], Any]) -> Any:

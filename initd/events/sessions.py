@@ -3,10 +3,13 @@ user's ``~/.discobot/sessions/``: ``<id>.json`` is the record, ``<id>.events.jso
 a line per event fired and what came of it, and ``current`` links to the live record.
 ``initd sessions`` lists them.
 
-The record is a StateFile (locked, atomic). While an event's hooks run, the record says
-so (``running``); a service killed in the middle (say, during an awaited webhook)
-leaves a record that still tells the truth, and the next start closes that event as
-``interrupted``: the record is consistent whatever happens when.
+The record is a StateFile (locked, atomic): the session's metadata and what is in
+flight. The event lines are the log (appended, one write each); counts and the last
+event are read from them. An event whose hooks take longer than MARK_AFTER is marked
+``running`` in the record until it ends, so a service killed in the middle (say, during
+an awaited webhook) leaves a record that still tells the truth, and the next start
+closes that event as ``interrupted``: consistent whatever happens when. (Quick events,
+nearly all of them, cost one appended line and no fsync.)
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import itertools
 import json
 import os
 import subprocess
+import threading
 from typing import Any
 
 from initd import proc
@@ -24,6 +28,19 @@ from initd.statefile import StateFile
 
 STATES = ("active", "completed", "interrupted", "failed")
 KEEP_OUTPUT = 4096  # of each hook's stdout and stderr, in the event lines
+MARK_AFTER = 0.05  # seconds an event's hooks run before the record says it is running
+
+
+class Marker:
+    """One event in flight: marked running in the record if it lasts (a timer), never
+    after it has ended (the lock)."""
+
+    def __init__(self, token: str, event: str) -> None:
+        self.token = token
+        self.event = event
+        self.lock = threading.Lock()
+        self.ended = self.written = False
+        self.timer: threading.Timer | None = None
 
 
 def directory(home: str) -> str:
@@ -58,8 +75,7 @@ class Sessions:
                               workspace=self.workspace, command=(command or [""])[0],
                               args=(command or [])[1:], issuesPlanned=[],
                               issuesCompleted=[], issuesFailed=[], currentIssue=None,
-                              events=0, blocked=0, lastEvent=None, running={},
-                              metadata={"gitBranch": branch, "gitCommit": commit})
+                              running={}, metadata={"gitBranch": branch, "gitCommit": commit})
             record.update(status="active", endTime=None)
             for token, entry in list(record.setdefault("running", {}).items()):
                 if _gone(entry.get("runner")):
@@ -72,32 +88,44 @@ class Sessions:
         self._link_current()
         return [str(entry.get("event")) for entry in interrupted]
 
-    def begin(self, event: str, payload: dict[str, Any]) -> str:
-        """An event's hooks start to run."""
-        token = f"{os.getpid()}-{next(self._tokens)}"
+    def begin(self, event: str) -> Marker:
+        """An event's hooks start to run: if they are still running MARK_AFTER from now,
+        the record says so."""
+        marker = Marker(f"{os.getpid()}-{next(self._tokens)}", event)
+        marker.timer = threading.Timer(MARK_AFTER, self._mark, (marker,))
+        marker.timer.daemon = True
+        marker.timer.start()
+        return marker
 
-        def change(record: dict[str, Any]) -> None:
-            record.setdefault("running", {})[token] = {
-                "event": event, "startedAt": now_iso(), "runner": list(self._me)}
-            _issues(record, event, payload, starting=True)
-        self.file.update(change)
-        return token
+    def _mark(self, marker: Marker) -> None:
+        with marker.lock:
+            if marker.ended:
+                return
+            self.file.update(lambda record: record.setdefault("running", {}).update({
+                marker.token: {"event": marker.event, "startedAt": now_iso(),
+                               "runner": list(self._me)}}))
+            marker.written = True
 
-    def end(self, token: str | None, outcome: dict[str, Any], payload: dict[str, Any],
-            ) -> None:
-        """An event is done (``token`` from begin, or None when no hook ran): counted,
-        and its outcome appended."""
+    def end(self, marker: Marker | None, outcome: dict[str, Any],
+            payload: dict[str, Any]) -> None:
+        """An event is done (``marker`` from begin, or None when no hook ran): its line
+        appended; the record changed only if it said "running", or an issue moved on."""
         event = outcome["event"]
-
-        def change(record: dict[str, Any]) -> None:
-            record.setdefault("running", {}).pop(token or "", None)
-            record["events"] = record.get("events", 0) + 1
-            record["blocked"] = record.get("blocked", 0) + bool(outcome.get("blocked"))
-            record["lastEvent"] = {"event": event, "at": now_iso(),
-                                   "blocked": outcome.get("blocked"),
-                                   "reason": outcome.get("reason")}
-            _issues(record, event, payload, starting=False)
-        self.file.update(change)
+        written = False
+        if marker is not None:
+            if marker.timer is not None:
+                marker.timer.cancel()
+            with marker.lock:
+                marker.ended = True
+                written = marker.written
+        issue = _issue_event(event, payload)
+        if written or issue:
+            def change(record: dict[str, Any]) -> None:
+                if marker is not None:
+                    record.setdefault("running", {}).pop(marker.token, None)
+                if issue:
+                    _issues(record, event, payload)
+            self.file.update(change)
         self._append({"at": now_iso(), **outcome, "results": [
             {**r, "stdout": r.get("stdout", "")[:KEEP_OUTPUT],
              "stderr": r.get("stderr", "")[:KEEP_OUTPUT]} for r in outcome.get("results", [])]})
@@ -114,7 +142,7 @@ class Sessions:
         fd = os.open(self.events_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
                      0o640)
         try:
-            if self.owner is not None:
+            if self.owner is not None and os.fstat(fd).st_size == 0:  # just made: the agent's
                 os.fchown(fd, *self.owner)
             os.write(fd, data)  # one write, O_APPEND: lines from two writers never mix
         finally:
@@ -140,17 +168,20 @@ def _gone(runner: object) -> bool:
     return bool(proc.start_ticks(runner[0]) != runner[1])
 
 
-def _issues(record: dict[str, Any], event: str, payload: dict[str, Any],
-            starting: bool) -> None:
-    """AutoAgent's issue fields, kept from the events that carry an issueNumber."""
+def _issue_event(event: str, payload: dict[str, Any]) -> bool:
+    """Does this event move AutoAgent's issue fields (an issue starts, or ends)?"""
     number = payload.get("issueNumber", payload.get("issue_number"))
-    if not isinstance(number, int) or isinstance(number, bool):
-        return
-    if starting and event == "pre_execution_start":
+    return (event in ("pre_execution_start", "post_execution_end")
+            and isinstance(number, int) and not isinstance(number, bool))
+
+
+def _issues(record: dict[str, Any], event: str, payload: dict[str, Any]) -> None:
+    number = payload.get("issueNumber", payload.get("issue_number"))
+    if event == "pre_execution_start":
         record["currentIssue"] = number
         if number not in record.setdefault("issuesPlanned", []):
             record["issuesPlanned"].append(number)
-    if not starting and event == "post_execution_end":
+    else:
         done = "issuesCompleted" if payload.get("success") is not False else "issuesFailed"
         if number not in record.setdefault(done, []):
             record[done].append(number)
@@ -168,7 +199,8 @@ def _git_place(workspace: str) -> tuple[str | None, str | None]:
 
 
 def listing(home: str) -> list[dict[str, Any]]:
-    """Every session record, newest first, with the number of its event lines."""
+    """Every session record, newest first, with what its event lines tell: how many
+    events, how many blocked, the last one."""
     found = []
     try:
         names = os.listdir(directory(home))
@@ -181,10 +213,19 @@ def listing(home: str) -> list[dict[str, Any]]:
         record = StateFile(path, dict).read()
         if not record:
             continue
+        record.update(events=0, blocked=0, lastEvent=None)
         try:
             with open(path[:-5] + ".events.jsonl", "rb") as f:
-                record["eventLines"] = sum(1 for _ in f)
+                for raw in f:
+                    try:
+                        line = json.loads(raw)
+                    except ValueError:
+                        continue  # a line cut by a crash: the others still count
+                    record["events"] += 1
+                    record["blocked"] += bool(line.get("blocked"))
+                    record["lastEvent"] = {k: line.get(k) for k in ("event", "at",
+                                                                    "blocked", "reason")}
         except FileNotFoundError:
-            record["eventLines"] = 0
+            pass
         found.append(record)
     return sorted(found, key=lambda r: str(r.get("startTime")), reverse=True)

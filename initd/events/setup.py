@@ -50,5 +50,9 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
         os.chown(state_dir, *ctx.store.owner)
     setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
                   env=proc.environment(os.environ, ctx.agent, remove=ctx.secrets),
-                  account=ctx.agent, grace=ctx.grace, log=ctx.log, trust=ctx.trust)
+                  # the service already is the agent (or both are root): nothing to drop,
+                  # and a spawn without a user switch can use vfork (a fork of a big
+                  # process costs a millisecond)
+                  account=None if ctx.agent.uid == os.geteuid() else ctx.agent,
+                  grace=ctx.grace, log=ctx.log, trust=ctx.trust)
     return Engine(setup, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home), record)

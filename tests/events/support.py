@@ -18,6 +18,7 @@ class Workspace:
         self.path = git_repo(root / "ws")
         self.sid = f"ev-{uuid.uuid4().hex[:8]}"
         self.engine: Engine | None = None
+        self.home: str | None = None  # the agent's home (and the hooks' HOME), if not ours
 
     def write(self, name: str, text: str) -> Path:
         path = self.path / name
@@ -38,6 +39,8 @@ class Workspace:
 
     def fire(self, event: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         if self.engine is None:
-            self.engine = setup.for_context(hook_context(self.path, self.sid),
-                                            str(self.path / "no-image"))
+            ctx = hook_context(self.path, self.sid)
+            if self.home is not None:
+                ctx = ctx._replace(agent=ctx.agent._replace(home=self.home))
+            self.engine = setup.for_context(ctx, str(self.path / "no-image"))
         return self.engine.fire(event, payload or {}).as_json()

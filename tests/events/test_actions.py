@@ -193,7 +193,7 @@ def test_spawn_a_child_pipeline_with_inputs_and_its_output(ws: Workspace) -> Non
          "when": "${ITERATION} % 10 == 0"},
         {"type": "shell", "command": 'echo "review=$SPAWN_OUTPUT"', "await": True}]},
         pipelines={"code-review": {"command":
-                                   'cp "$INPUTS" seen.json; pwd > where; '
+                                   'cp "$INPUTS" "$CHILD_DIR/seen.json"; pwd > where; '
                                    'echo "{\\"approved\\": true}" > "$OUTPUT"; '
                                    'echo "${ITERATION-no parent variables}"'}})
     outcome = ws.fire("on_iteration_complete", {"iteration": 10,
@@ -204,7 +204,7 @@ def test_spawn_a_child_pipeline_with_inputs_and_its_output(ws: Workspace) -> Non
     child = Path(ws.engine.setup.state_dir) / "children" / "post_iteration-10"  # type: ignore[union-attr]
     assert json.loads((child / "seen.json").read_text()) == {"files": "a.py b.py",
                                                               "parent": ws.sid}
-    assert (child / "where").read_text().strip() == str(child)
+    assert (ws.path / "where").read_text().strip() == str(ws.path)  # from the workspace
     ws.fire("on_iteration_complete", {"iteration": 10})
     assert (child.parent / "post_iteration-10-2").is_dir()  # a second child, its own dir
     assert ws.fire("on_iteration_complete", {"iteration": 3})["results"][0][

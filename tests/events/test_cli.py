@@ -155,7 +155,7 @@ def test_sessions_and_config_verbs(service: str, repo: Path) -> None:
     assert listed.returncode == 0 and str(repo) in listed.stdout
     found = [s for s in json.loads(initd("sessions", "--json").stdout)
              if s["workspace"] == str(repo)]
-    assert found and found[0]["status"] == "active" and found[0]["eventLines"] == 1
+    assert found and found[0]["status"] == "active" and found[0]["events"] == 1
     out = initd("config", "set-auto-commit", "true", "--workspace", str(repo))
     assert out.returncode == 0 and "added the git-commit hook" in out.stdout
     hooks = json.loads((repo / ".autoagent" / "config.json").read_text())["hooks"]

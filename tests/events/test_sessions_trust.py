@@ -44,8 +44,7 @@ def test_a_session_record_follows_its_events(ws: Workspace) -> None:
     assert (rec["id"], rec["status"], rec["workspace"]) == (ws.sid, "active", str(ws.path))
     assert (rec["issuesPlanned"], rec["issuesCompleted"], rec["issuesFailed"],
             rec["currentIssue"]) == ([1, 2], [1], [2], None)
-    assert (rec["events"], rec["blocked"], rec["running"]) == (6, 1, {})
-    assert rec["lastEvent"]["event"] == "after_turn"  # type: ignore[index]
+    assert rec["running"] == {}
     got = lines(ws)
     assert [line["event"] for line in got] == [
         "pre_execution_start", "pre_execution_end", "post_execution_end",
@@ -53,8 +52,9 @@ def test_a_session_record_follows_its_events(ws: Workspace) -> None:
     assert got[1]["blocked"] and got[1]["reason"] == "no tests"
     current = Path(ROOT_HOME, ".discobot", "sessions", "current")
     assert os.readlink(current) == f"{ws.sid}.json"
-    listed = [s for s in sessions.listing(ROOT_HOME) if s["id"] == ws.sid]
-    assert listed[0]["eventLines"] == 6
+    [listed] = [s for s in sessions.listing(ROOT_HOME) if s["id"] == ws.sid]
+    assert (listed["events"], listed["blocked"]) == (6, 1)  # counted from the lines
+    assert listed["lastEvent"]["event"] == "after_turn"
     assert ws.engine is not None
     ws.engine.shutdown("completed")
     assert (record(ws)["status"], bool(record(ws)["endTime"])) == ("completed", True)

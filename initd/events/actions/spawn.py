@@ -1,7 +1,8 @@
-"""``spawn``: a child pipeline (defined under ``pipelines:``), run in its own directory
+"""``spawn``: a child pipeline (defined under ``pipelines:``), with its own directory
 ``{session_dir}/children/{hook_point}-{iteration}/``: ``inputs.json`` holds the resolved
-``inputs``, the child's command runs there with ``INPUTS`` and ``OUTPUT`` pointing at
-its files, and what it writes to ``output.json`` becomes ``SPAWN_OUTPUT``. A child gets
+``inputs``; the child's command runs from the workspace with ``CHILD_DIR``, ``INPUTS``
+and ``OUTPUT`` pointing there, and what it writes to ``output.json`` becomes
+``SPAWN_OUTPUT``. A child gets
 initd's environment without the parent's event variables: only what ``inputs`` passes."""
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ def spawn(call: Call) -> ActionResult:
     env = {k: v for k, v in call.env.items() if k not in call.variables}
     env.update(INPUTS=inputs_file, OUTPUT=output_file, CHILD_DIR=directory,
                PARENT_SESSION=str(call.variables.get("SESSION", "")), PIPELINE=name)
-    child = call._replace(env=env, workspace=directory)
+    # From the workspace, as agent-pipelines runs `./scripts/engine.sh --session-dir
+    # <child>`: the child's directory is its session's, not its working directory.
+    child = call._replace(env=env)
     result = run_process(child, ["sh", "-c", pipeline["command"]], unknown=tuple(unknown))
     try:
         with open(output_file, encoding="utf-8") as f:
