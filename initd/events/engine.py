@@ -192,8 +192,8 @@ class _State:
         if result.status in ("error", "untrusted"):
             blocks = event.blockable and (hook.on_error == "deny")
             reason = f"{hook.label}: {result.error}"
-        elif decision == "block" or result.exit_code == 2 or (
-                hook.block and result.status == "failed"):
+        elif decision == "block" or (decision is None and (  # an explicit answer wins
+                result.exit_code == 2 or (hook.block and result.status == "failed"))):
             if event.blockable:
                 blocks = True
                 reason = reason or (result.stderr.strip() or result.stdout.strip()

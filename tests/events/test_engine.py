@@ -42,6 +42,14 @@ def test_exit_codes_and_json_decisions_on_a_blockable_event(ws: Workspace, comma
         assert outcome["feedback"] == "run npm test"
 
 
+def test_an_explicit_json_decision_wins_over_the_exit_code(ws: Workspace) -> None:
+    ws.nyzhi({"event": "pre_tool", "block": True,
+              "command": 'echo \'{"decision": "approve", "reason": "known flake"}\'; exit 2'})
+    outcome = ws.fire("pre_tool")
+    assert (outcome["blocked"], outcome["reason"]) == (False, "known flake")
+    assert outcome["results"][0]["decision"] == "approve"
+
+
 def test_block_true_makes_any_failure_block(ws: Workspace) -> None:
     ws.nyzhi({"event": "pre_tool", "command": "echo tests failed; exit 1", "block": True,
               "tool_name": "git_commit"})
