@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux strace
 
-.PHONY: all test lint demo bench clean system-packages
+.PHONY: all test lint demo bench clean system-packages image e2e
 
 all: test
 
@@ -28,15 +28,29 @@ lint: $(STAMP)
 	$(BIN)/ruff check initd tests bench
 	$(BIN)/mypy
 
+# The container tests (tests/e2e) need the images: built here when podman can run (as
+# root on Debian); when it cannot, the line above says why and pytest skips them, saying so.
 test: lint
+	@tools/container-setup.sh && tools/build-images.sh $(BIN)/python \
+	  || echo "make test: no container images, so tests/e2e will be skipped (why: above)" >&2
 	$(BIN)/pytest
 
 demo: $(STAMP)
 	@images/demo/run.sh $(BIN)/python
+
+# The images: initd's base (Containerfile) and the demo's, with podman, from a base made
+# of Debian packages (no registry is needed) and wheels built here (no network in builds).
+image: $(STAMP)
+	@tools/container-setup.sh
+	@tools/build-images.sh $(BIN)/python
+
+# The tests in real containers: podman run the demo image, as a runtime would.
+e2e: image
+	$(BIN)/pytest tests/e2e
 
 bench: $(STAMP)
 	@tools/system-packages.sh tini
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build

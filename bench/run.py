@@ -12,7 +12,8 @@ the same run on the same machine (never as timed unit tests).
 5. 50 trivial session hooks: initd's session phase vs a bash loop over the same scripts
    (goal <= 1.3x)
 6. the supervisor's RSS while a session hook prints 1 GB (goal: grows < 20 MiB)
-7-9. the hook service's (bench/service.py); 10-11. lifecycle events' (bench/events.py)
+7-9. the hook service's (bench/service.py); 10-11. lifecycle events' (bench/events.py);
+12-13. the images' (bench/container.py)
 """
 
 from __future__ import annotations
@@ -244,6 +245,9 @@ def run_all() -> None:
 
     service.main()
     events.main()
+    import container  # bench/container.py: the images, when make image built them
+
+    container.main()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,210 @@
+"""initd in a real container: podman runs the demo image (make image builds it) as a
+container runtime would, and everything is checked from outside, or with podman exec."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+IMAGE = "localhost/initd-demo:dev"
+API = ["/opt/demo/agent-api.py"]
+HOME = "/home/agent/.discobot/demo/hooks"
+
+
+def podman(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def images() -> None:
+    why = None
+    if shutil.which("podman") is None:
+        why = "podman is not installed"
+    elif podman("image", "exists", IMAGE).returncode != 0:
+        why = f"the image {IMAGE} is not built"
+    if why:
+        pytest.skip(f"no container tests: {why} (make image builds it; it needs root on "
+                    "Debian, for podman, runc and mmdebstrap)")
+
+
+class Container:
+    def __init__(self, *args: str, cmd: list[str] | None = None) -> None:
+        self.name = f"initd-e2e-{uuid.uuid4().hex[:8]}"
+        out = podman("run", "-d", "--name", self.name, *args, IMAGE, *(cmd or []))
+        assert out.returncode == 0, out.stderr
+
+    def exec(self, *args: str, user: str | None = None, timeout: float = 30
+             ) -> subprocess.CompletedProcess[str]:
+        return podman("exec", *(["--user", user] if user else []), self.name, *args,
+                      timeout=timeout)
+
+    def until(self, probe, timeout: float = 30, what: str = "it") -> None:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + timeout
+        while not probe():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}: " \
+                f"{self.logs()[-2000:]}"
+            time.sleep(0.2)
+
+    def ready(self) -> None:
+        self.until(lambda: self.exec("initd", "ready").returncode == 0, what="initd ready")
+
+    def logs(self) -> str:
+        out = podman("logs", self.name)
+        return out.stdout + out.stderr
+
+    def exit_code(self) -> int:
+        podman("wait", self.name, timeout=60)
+        return int(podman("inspect", self.name, "--format", "{{.State.ExitCode}}")
+                   .stdout.strip())
+
+    def remove(self) -> None:
+        podman("rm", "-f", "-t", "0", self.name)
+
+
+@pytest.fixture
+def run() -> Iterator[type[Container]]:
+    made: list[Container] = []
+
+    def start(*args: str, cmd: list[str] | None = None) -> Container:
+        container = Container(*args, cmd=cmd)
+        made.append(container)
+        return container
+
+    yield start  # type: ignore[misc]
+    for container in made:
+        container.remove()
+
+
+def test_the_demo_image_shows_the_whole_flow() -> None:
+    out = podman("run", "--rm", IMAGE, timeout=120)
+    shown = out.stdout + out.stderr
+    assert out.returncode == 3, shown  # the demo agent's own exit code
+    for line in ("I am agent (uid 1000)", "[Discobot Hook Failed] \"Python syntax\"",
+                 "every one passed", "indexed as root: hello.py", "zombies now: 0",
+                 "commit rejected", "initd: blocked: refusing 'rm -rf build /'"):
+        assert line in shown, shown
+
+
+def test_boot_as_the_contract_says(run) -> None:  # type: ignore[no-untyped-def]
+    c = run("-e", "INITD_READY_PORT=8080", cmd=API)
+    c.ready()
+    # initd is PID 1; the agent API runs as uid 1000 and is ready
+    assert "initd" in c.exec("cat", "/proc/1/cmdline").stdout
+    table = c.exec("ps", "-A", "-o", "pid=,uid=,args=").stdout
+    [api] = [line.split() for line in table.splitlines()  # (initd's own lines name it too)
+             if "agent-api.py" in line and "initd" not in line]
+    assert api[1] == "1000", table
+    health = json.loads(c.exec("initd", "health").stdout)
+    assert (health["agent"]["state"], health["agent"]["ready"]) == ("running", True)
+    assert health["agent"]["readyBy"] == "port 8080"
+    # the session hooks ran before it, as root and as the agent, with the right ids
+    status = json.loads(c.exec("cat", f"{HOME}/status.json").stdout)["hooks"]
+    assert status["10-system-deps"]["lastResult"] == "success"
+    assert "running as root (uid 0)" in c.exec("cat", f"{HOME}/output/10-system-deps.log"
+                                               ).stdout
+    assert "running as agent (uid 1000, groups 1000)" in c.exec(
+        "cat", f"{HOME}/output/20-dev-env.log").stdout
+    assert status["40-optional-tool"]["lastResult"] == "failure"  # and boot went on
+
+
+def test_the_pre_commit_chain_and_a_turn_over_the_socket(run) -> None:  # type: ignore[no-untyped-def]
+    c = run(cmd=API)
+    c.ready()
+    assert "discobot:managed" in c.exec("cat", "/workspace/.git/hooks/pre-commit").stdout
+    todo = c.exec("sh", "-c", "echo 'TODO: later' > t.txt && git add t.txt && "
+                  "git commit -qm t", user="agent")
+    assert todo.returncode != 0 and "commit rejected" in todo.stdout + todo.stderr
+    fixed = c.exec("sh", "-c", "echo 'done' > t.txt && git add t.txt && git commit -qm t",
+                   user="agent")
+    assert fixed.returncode == 0, fixed.stderr
+    c.exec("sh", "-c", "printf 'print(1\\n' > bad.py", user="agent")
+    turn = c.exec("initd", "turn")
+    assert turn.returncode == 2  # re-prompt the agent
+    answer = json.loads(turn.stdout)
+    assert answer["message"].startswith('[Discobot Hook Failed] "Python syntax"')
+    assert "bad.py:1:" in answer["message"]
+    blocked = c.exec("initd", "emit", "pre_tool", "--data",
+                     '{"tool_name": "bash", "command": "rm -rf /"}')
+    assert blocked.returncode == 2
+
+
+def test_an_orphan_left_by_a_hook_is_reaped(run) -> None:  # type: ignore[no-untyped-def]
+    c = run(cmd=API)
+    c.ready()
+    assert "left a daemon" in c.exec("cat", f"{HOME}/output/25-leave-a-daemon.log").stdout
+    c.until(lambda: "sleep 2" not in c.exec("ps", "-A", "-o", "args=").stdout,
+            what="the daemon to exit")
+    states = c.exec("ps", "-A", "-o", "stat=").stdout.split()
+    assert states and not [s for s in states if s.startswith("Z")]
+
+
+@pytest.mark.parametrize(("remap", "code"), [([], 143), (["-e", "INITD_REMAP_EXIT=143:0"], 0)])
+def test_podman_stop_is_graceful_and_the_exit_code_is_the_agents(run, remap: list[str],
+                                                                 code: int) -> None:  # type: ignore[no-untyped-def]
+    c = run(*remap, cmd=API)
+    c.ready()
+    started = time.monotonic()
+    assert podman("stop", "-t", "20", c.name, timeout=60).returncode == 0
+    assert time.monotonic() - started < 10  # TERM did it: no SIGKILL at -t 20
+    assert c.exit_code() == code
+
+
+def test_podman_kill_usr1_reaches_the_agent(run) -> None:  # type: ignore[no-untyped-def]
+    c = run(cmd=API)
+    c.ready()
+    assert podman("kill", "-s", "USR1", c.name).returncode == 0
+    c.until(lambda: "agent API got SIGUSR1" in c.logs(), what="the signal")
+    assert podman("inspect", c.name, "--format", "{{.State.Running}}").stdout.strip() == "true"
+
+
+def test_a_crash_looping_agent_ends_the_container_with_its_code(run) -> None:  # type: ignore[no-untyped-def]
+    c = run("-e", "INITD_RESTART=on-failure", "-e", "INITD_MAX_RESTARTS=2",
+            cmd=["sh", "-c", "echo try; exit 7"])
+    assert c.exit_code() == 7
+    assert c.logs().count("try") == 3  # the first run and two restarts
+
+
+def test_status_survives_a_container_restart_on_a_volume(run) -> None:  # type: ignore[no-untyped-def]
+    volume = f"initd-e2e-{uuid.uuid4().hex[:8]}"
+    assert podman("volume", "create", volume).returncode == 0
+    try:
+        for expected_runs in (1, 2):
+            c = run("-v", f"{volume}:/home/agent/.discobot", cmd=API)
+            c.ready()
+            status = json.loads(c.exec("cat", f"{HOME}/status.json").stdout)
+            assert status["hooks"]["10-system-deps"]["runCount"] == expected_runs
+            podman("stop", "-t", "10", c.name, timeout=60)
+            c.remove()
+    finally:
+        podman("volume", "rm", "-f", volume)
+
+
+def test_the_kubernetes_probes_answer_as_the_manifest_expects(run) -> None:  # type: ignore[no-untyped-def]
+    """images/k8s/agent.yaml's probes, run in the container as the kubelet would."""
+    from pathlib import Path
+
+    import yaml
+
+    manifest = Path(__file__).resolve().parents[2] / "images" / "k8s" / "agent.yaml"
+    [deployment] = [d for d in yaml.safe_load_all(manifest.read_text())
+                    if d and d["kind"] == "Deployment"]
+    [container] = deployment["spec"]["template"]["spec"]["containers"]
+    probes = {name: container[name]["exec"]["command"]
+              for name in ("startupProbe", "readinessProbe", "livenessProbe")}
+    env = [f"{e['name']}={e['value']}" for e in container["env"] if "value" in e]
+    c = run(*(arg for item in env for arg in ("-e", item)), cmd=container["args"])
+    c.ready()
+    for name, command in probes.items():
+        assert c.exec(*command).returncode == 0, name
+    # an agent that never opens its port: alive, never ready
+    waiting = run("-e", "INITD_READY_PORT=9999", cmd=API)
+    waiting.until(lambda: waiting.exec(*probes["livenessProbe"]).returncode == 0,
+                  what="the service")
+    not_ready = waiting.exec(*probes["readinessProbe"])
+    assert not_ready.returncode == 1 and "ready once port 9999 answers" in not_ready.stderr

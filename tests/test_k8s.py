@@ -1,0 +1,43 @@
+"""images/k8s/agent.yaml: valid against Kubernetes' own schemas, and consistent with initd
+(its grace inside the pod's; its probes are initd's verbs, which tests/e2e runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+MANIFEST = Path(__file__).resolve().parent.parent / "images" / "k8s" / "agent.yaml"
+SWEEP = 2  # initd/pid1.py SWEEP_GRACE
+
+
+def documents() -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all(MANIFEST.read_text()) if d]
+
+
+@pytest.mark.parametrize("document", documents(), ids=lambda d: d["kind"])
+def test_the_manifest_is_valid_kubernetes(document: dict[str, Any]) -> None:
+    kubernetes_validate.validate(document, "1.30.0", strict=True)
+
+
+def test_initds_grace_fits_in_the_pods() -> None:
+    [deployment] = [d for d in documents() if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert float(env["INITD_GRACE"]) + SWEEP < pod["terminationGracePeriodSeconds"]
+    probes = {name: container[name]["exec"]["command"]
+              for name in ("startupProbe", "readinessProbe", "livenessProbe")}
+    assert probes == {"startupProbe": ["initd", "health"], "readinessProbe": ["initd", "ready"],
+                      "livenessProbe": ["initd", "health"]}
+
+
+def test_a_broken_manifest_is_caught() -> None:
+    """The validator has teeth: a typo'd field fails it."""
+    [deployment] = [d for d in documents() if d["kind"] == "Deployment"]
+    deployment["spec"]["template"]["spec"]["terminationGracePeriod"] = 30
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, "1.30.0", strict=True)
