@@ -27,14 +27,9 @@ def load(workspace: str, home: str) -> Collected:
     by_event: dict[str, tuple[str, str, list[Any], bool]] = {}  # event -> (path, name, ..)
     for path, in_workspace in ((os.path.join(home, ".autoagent", "config.json"), False),
                                (workspace_file(workspace), True)):
-        try:
-            data = read(path, "json")
-        except LoadError as err:
-            found.error(path, err)
-            continue
+        data = found.read(path, "json")
         if data is None:
             continue
-        found.files.append(path)
         hooks = data.get("hooks") if isinstance(data, dict) else None
         if hooks is None:
             continue

@@ -159,6 +159,18 @@ class Collected:
     def error(self, path: str, err: LoadError) -> None:
         self.problems.append((path, str(err), "error"))
 
+    def read(self, path: str, fmt: str) -> Any:
+        """A config file's data, noted as read; None when there is none, or when it does
+        not parse (then that is its problem, and the other files go on)."""
+        try:
+            data = read(path, fmt)
+        except LoadError as err:
+            self.error(path, err)
+            return None
+        if data is not None:
+            self.files.append(path)
+        return data
+
     def hook(self, path: str, build: Callable[..., model.EventHook], *args: Any) -> None:
         """``build(*args)`` one hook; a LoadError is that hook's problem, and the next one
         goes on."""

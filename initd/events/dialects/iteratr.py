@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of
 from initd.events.model import EventHook
 
 FILE = ".iteratr.hooks.yml"
@@ -17,14 +17,9 @@ DEFAULT_TIMEOUT = 30.0
 def load(workspace: str) -> Collected:
     found = Collected()
     path = os.path.join(workspace, FILE)
-    try:
-        data = read(path, "yaml")
-    except LoadError as err:
-        found.error(path, err)
-        return found
+    data = found.read(path, "yaml")
     if data is None:
         return found
-    found.files.append(path)
     if not isinstance(data, dict):
         found.error(path, LoadError(f"{path}: expected a mapping with version and hooks"))
         return found

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of
 from initd.events.model import EventHook
 
 DEFAULT_TIMEOUT = 30.0
@@ -23,14 +23,9 @@ def files(workspace: str, home: str) -> list[tuple[str, bool]]:
 def load(workspace: str, home: str) -> Collected:
     found = Collected()
     for path, in_workspace in files(workspace, home):
-        try:
-            data = read(path, "toml")
-        except LoadError as err:
-            found.error(path, err)
-            continue
+        data = found.read(path, "toml")
         if data is None:
             continue
-        found.files.append(path)
         hooks = (data.get("agent") or {}).get("hooks") if isinstance(data, dict) else None
         if hooks is None:
             continue

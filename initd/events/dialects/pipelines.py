@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of
 from initd.events.model import EventHook
 
 STAGE_FILES = ("pipeline.yaml", "loop.yaml", "stage.yaml")
@@ -32,14 +32,9 @@ def load(workspace: str, home: str) -> Collected:
     documents: list[tuple[str, dict[str, Any], bool]] = []
     for path, in_workspace in [(global_file(home), False),
                                *((os.path.join(workspace, name), True) for name in STAGE_FILES)]:
-        try:
-            data = read(path, "yaml")
-        except LoadError as err:
-            found.error(path, err)
-            continue
+        data = found.read(path, "yaml")
         if data is None:
             continue
-        found.files.append(path)
         if not isinstance(data, dict):
             found.error(path, LoadError(f"{path}: expected a mapping (name, hooks, ...)"))
             continue
