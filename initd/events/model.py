@@ -11,9 +11,10 @@ reported as such. An unknown name is an error where it is written, never ignored
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from initd.events.conditions import Condition
+if TYPE_CHECKING:
+    from initd.events.conditions import Condition
 
 
 class Event(NamedTuple):

@@ -11,8 +11,6 @@ import math
 import re
 from typing import Any, NamedTuple
 
-from initd.events import model as events
-
 TYPES = ("session", "file", "pre-commit")
 DEFAULT_TIMEOUT = {"session": 300.0, "file": 900.0, "pre-commit": 900.0}
 EVENT_TIMEOUT = 60.0  # a hook whose type names a lifecycle event (Claude Code's, AutoAgent's)
@@ -60,10 +58,16 @@ def hook_id(filename: str) -> str:
 def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> Hook:
     """Check ``fields`` (parsed front matter) and build the Hook, or raise HookError."""
     kind = str(_text(fields, "type", required=True))
-    event = None if kind in TYPES else events.resolve(kind)
-    if kind not in TYPES and event is None:
-        raise HookError(f"type: expected one of {', '.join(TYPES)} or an event "
-                        f"({events.known()}), got {kind!r}")
+    event = None
+    if kind not in TYPES:
+        # The events' table only for a hook that names one: every boot reads hook files,
+        # and a plain session hook should not pay for it.
+        from initd.events import model as events
+
+        event = events.resolve(kind)
+        if event is None:
+            raise HookError(f"type: expected one of {', '.join(TYPES)} or an event "
+                            f"({events.known()}), got {kind!r}")
     known = KNOWN_KEYS | EVENT_KEYS if event is not None else KNOWN_KEYS
     warnings = [f"unknown key {key!r} ignored (known: {', '.join(sorted(known))})"
                 for key in fields if key not in known]
