@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 MAX_LENGTH = 2000
@@ -254,7 +254,3 @@ def _binary(op: str, left: Any, right: Any) -> Any:
 def _compare(op: str, left: Any, right: Any) -> bool:
     return bool({"<": left < right, ">": left > right, "<=": left <= right,
                  ">=": left >= right}[op])
-
-
-def lookup_in(values: Mapping[str, Any]) -> Lookup:
-    return lambda name: values.get(name)

@@ -26,7 +26,6 @@ from initd.hooks.changes import git
 from initd.hooks.status import now_iso
 from initd.statefile import StateFile
 
-STATES = ("active", "completed", "interrupted", "failed")
 KEEP_OUTPUT = 4096  # of each hook's stdout and stderr, in the event lines
 MARK_AFTER = 0.05  # seconds an event's hooks run before the record says it is running
 

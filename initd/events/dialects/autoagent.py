@@ -10,7 +10,7 @@ import json
 import os
 from typing import Any
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of, read
+from initd.events.dialects.common import Collected, Fields, LoadError, read
 from initd.events.model import EventHook
 
 DEFAULT_TIMEOUT_MS = 60_000
@@ -24,7 +24,7 @@ def workspace_file(workspace: str) -> str:
 
 def load(workspace: str, home: str) -> Collected:
     found = Collected()
-    by_event: dict[str, tuple[str, str, list[Any], bool]] = {}  # event -> (path, name, ..)
+    by_event: dict[str, tuple[str, str, list[Any], bool]] = {}  # event -> (path, key, ..)
     for path, in_workspace in ((os.path.join(home, ".autoagent", "config.json"), False),
                                (workspace_file(workspace), True)):
         data = found.read(path, "json")
@@ -33,23 +33,11 @@ def load(workspace: str, home: str) -> Collected:
         hooks = data.get("hooks") if isinstance(data, dict) else None
         if hooks is None:
             continue
-        if not isinstance(hooks, dict):
-            found.error(path, LoadError(f"{path}: hooks: expected an object of event: [hooks]"))
-            continue
-        for name, entries in hooks.items():
-            try:
-                event = event_of(name, path, f"hooks.{name}")
-            except LoadError as err:
-                found.error(path, err)
-                continue
-            if not isinstance(entries, list):
-                found.error(path, LoadError(f"{path}: hooks.{name}: expected a list of hooks"))
-                continue
-            by_event[event.name] = (path, name, entries, in_workspace)  # the workspace wins
-    for event_name, (path, name, entries, in_workspace) in by_event.items():
+        for event, key, entries in found.events(path, hooks, "hooks"):
+            by_event[event.name] = (path, key, entries, in_workspace)  # the workspace wins
+    for event_name, (path, key, entries, in_workspace) in by_event.items():
         for index, entry in enumerate(entries):
-            found.hook(path, _hook, event_name, entry, path, f"hooks.{name}[{index}]",
-                       in_workspace)
+            found.hook(path, _hook, event_name, entry, path, f"{key}[{index}]", in_workspace)
     return found
 
 

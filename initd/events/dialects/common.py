@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from initd.events import conditions, model
@@ -147,29 +147,48 @@ def _short(value: object) -> str:
 
 
 class Collected:
-    """What loading found: hooks, problems (one per broken hook or file), the child
-    pipelines ``spawn`` may name, and notes (the path of every file read)."""
+    """What loading found: hooks, problems (one per broken hook or file), and the child
+    pipelines ``spawn`` may name."""
 
     def __init__(self) -> None:
         self.hooks: list[model.EventHook] = []
         self.problems: list[tuple[str, str, str]] = []  # (path, reason, "error"|"warning")
         self.pipelines: dict[str, dict[str, Any]] = {}
-        self.files: list[str] = []
 
     def error(self, path: str, err: LoadError) -> None:
         self.problems.append((path, str(err), "error"))
 
+    def events(self, path: str, hooks: object, what: str, single: bool = False
+               ) -> Iterator[tuple[model.Event, str, list[Any]]]:
+        """(event, key, its list) for each entry of a ``hooks`` mapping; an unknown event,
+        or a value that is not a list (one entry may stand alone, with ``single``), is
+        that entry's problem and the others go on."""
+        if not isinstance(hooks, Mapping):
+            self.error(path, LoadError(f"{path}: hooks: expected a mapping of event: "
+                                       f"[{what}]"))
+            return
+        for name, entries in hooks.items():
+            key = f"hooks.{name}"
+            try:
+                event = event_of(name, path, key)
+            except LoadError as err:
+                self.error(path, err)
+                continue
+            if single and isinstance(entries, dict | str):
+                entries = [entries]
+            if not isinstance(entries, list):
+                self.error(path, LoadError(f"{path}: {key}: expected a list of {what}"))
+                continue
+            yield event, key, entries
+
     def read(self, path: str, fmt: str) -> Any:
-        """A config file's data, noted as read; None when there is none, or when it does
-        not parse (then that is its problem, and the other files go on)."""
+        """A config file's data; None when there is none, or when it does not parse (then
+        that is its problem, and the other files go on)."""
         try:
-            data = read(path, fmt)
+            return read(path, fmt)
         except LoadError as err:
             self.error(path, err)
             return None
-        if data is not None:
-            self.files.append(path)
-        return data
 
     def hook(self, path: str, build: Callable[..., model.EventHook], *args: Any) -> None:
         """``build(*args)`` one hook; a LoadError is that hook's problem, and the next one
@@ -187,4 +206,3 @@ class Collected:
         self.hooks += other.hooks
         self.problems += other.problems
         self.pipelines.update(other.pipelines)
-        self.files += other.files

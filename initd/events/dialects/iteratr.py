@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of
+from initd.events.dialects.common import Collected, Fields, LoadError
 from initd.events.model import EventHook
 
 FILE = ".iteratr.hooks.yml"
@@ -26,22 +26,8 @@ def load(workspace: str) -> Collected:
     if data.get("version", 1) != 1:
         found.error(path, LoadError(f"{path}: version: expected 1, got {data['version']!r}"))
         return found
-    hooks = data.get("hooks") or {}
-    if not isinstance(hooks, dict):
-        found.error(path, LoadError(f"{path}: hooks: expected a mapping of event: [hooks]"))
-        return found
-    for name, entries in hooks.items():
-        key = f"hooks.{name}"
-        try:
-            event = event_of(name, path, key)
-        except LoadError as err:
-            found.error(path, err)
-            continue
-        if isinstance(entries, dict | str):  # one hook written without the list
-            entries = [entries]
-        if not isinstance(entries, list):
-            found.error(path, LoadError(f"{path}: {key}: expected a list of hooks"))
-            continue
+    for event, key, entries in found.events(path, data.get("hooks") or {}, "hooks",
+                                            single=True):
         for index, entry in enumerate(entries):
             found.hook(path, _hook, event.name, entry, path, f"{key}[{index}]")
     return found

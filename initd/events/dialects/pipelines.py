@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of
+from initd.events.dialects.common import Collected, Fields, LoadError
 from initd.events.model import EventHook
 
 STAGE_FILES = ("pipeline.yaml", "loop.yaml", "stage.yaml")
@@ -44,21 +44,7 @@ def load(workspace: str, home: str) -> Collected:
     for path, data, in_workspace in documents:
         _pipelines(found, path, data.get("pipelines"))
         stage = data.get("name") if os.path.basename(path) != "pipeline.yaml" else None
-        hooks = data.get("hooks") or {}
-        if not isinstance(hooks, dict):
-            found.error(path, LoadError(f"{path}: hooks: expected a mapping of hook point: "
-                                        "[actions]"))
-            continue
-        for point, actions in hooks.items():
-            key = f"hooks.{point}"
-            try:
-                event = event_of(point, path, key)
-            except LoadError as err:
-                found.error(path, err)
-                continue
-            if not isinstance(actions, list):
-                found.error(path, LoadError(f"{path}: {key}: expected a list of actions"))
-                continue
+        for event, key, actions in found.events(path, data.get("hooks") or {}, "actions"):
             for index, action in enumerate(actions):
                 found.hook(path, _action, event.name, action, path, f"{key}[{index}]",
                            stage if isinstance(stage, str) else None, in_workspace)
