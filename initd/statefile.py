@@ -1,80 +1,103 @@
 """A JSON state file that several processes change (DESIGN.md invariant 5): every
 read-modify-write holds an ``flock`` on a lock file beside it, and every write goes to a
-unique temp file in the same directory, is fsynced and renamed over the old one, so a
-reader or a crash sees the old file or the new one, never half of one."""
+new temp file in the same directory, is fsynced and renamed over the old one, so a
+reader or a crash sees the old file or the new one, never half of one.
+
+Its directory may be the agent's (``~/.discobot``), so every step goes through agentfs:
+no link is followed, the file read must be a regular file of the owner's and at most
+``limit`` bytes, and parsing it can neither recurse without end nor raise anything but
+"this is not our data" (invariant 8). A regular file of the owner's that is not our data
+is kept aside as ``<name>.corrupt`` for a person to look at; anything else there (a link,
+a FIFO, a hard link to another's file, a huge file) is unlinked. Both read as empty.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import json
 import os
-import time
 from collections.abc import Callable
 from typing import Any
 
+from initd.agentfs import Dir, Place, Unsafe
+
 Data = dict[str, Any]
+LIMIT = 2**20  # a state file of initd's is a few KiB; past this it is not ours
 
 
 class StateFile:
-    def __init__(self, path: str, empty: Callable[[], Data],
-                 owner: tuple[int, int] | None = None) -> None:
-        self.path = path
-        self.directory = os.path.dirname(path)
+    def __init__(self, place: Place, name: str, empty: Callable[[], Data],
+                 limit: int = LIMIT) -> None:
+        self.place = place
+        self.name = name
         self.empty = empty  # what a missing (or unreadable) file means
-        self.owner = owner  # (uid, gid) the file and its lock belong to
-        self.lock_path = os.path.join(self.directory, f".{os.path.basename(path)}.lock")
+        self.limit = limit
+        self.lock_name = f".{name}.lock"
+
+    @classmethod
+    def at(cls, path: str, empty: Callable[[], Data], owner: tuple[int, int] | None = None,
+           limit: int = LIMIT) -> StateFile:
+        """A state file in a directory of root's (or the caller's own)."""
+        return cls(Place(os.path.dirname(path) or ".", owner=owner),
+                   os.path.basename(path), empty, limit)
+
+    @property
+    def path(self) -> str:
+        return os.path.join(self.place.path, self.name)
 
     def read(self) -> Data:
-        """The current data; a file that is not a JSON object is kept aside as
-        ``<name>.corrupt`` for a person to look at, and read as empty."""
+        """The current data (empty when there is none)."""
         try:
-            with open(self.path, encoding="utf-8") as f:
-                data = json.load(f)
+            with self.place.open() as directory:
+                return self._read(directory)
         except FileNotFoundError:
             return self.empty()
-        except (OSError, ValueError):
+
+    def update(self, change: Callable[[Data], object],
+               clean: Callable[[Data], Data] | None = None) -> Data:
+        """Read, ``clean`` (make what was read fit the schema), change, write: under an
+        exclusive lock, atomically. Returns the data as written."""
+        with self.place.open(create=True) as directory:
+            fd = directory.lock(self.lock_name)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                data = self._read(directory)
+                if clean is not None:
+                    data = clean(data)
+                change(data)
+                self._write(directory, data)
+                return data
+            finally:
+                os.close(fd)  # closing drops the lock
+
+    def write(self, data: Data) -> None:
+        """Replace the file (call under the lock, or for a file only one process writes)."""
+        with self.place.open(create=True) as directory:
+            self._write(directory, data)
+
+    def _read(self, directory: Dir) -> Data:
+        try:
+            raw = directory.read(self.name, self.limit)
+        except Unsafe:
+            # A link, a FIFO, someone else's file (a hard link to a root file), too big:
+            # not ours, and nothing a person needs kept: the name goes, never its target.
+            directory.remove(self.name)
+            return self.empty()
+        if raw is None:
+            return self.empty()
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
             try:
-                os.replace(self.path, self.path + ".corrupt")
+                directory.rename(self.name, self.name + ".corrupt")
             except OSError:
                 pass  # someone else moved it first; empty is still the answer
             return self.empty()
         return data
 
-    def update(self, change: Callable[[Data], object],
-               read: Callable[[], Data] | None = None) -> Data:
-        """Read (``read``, default ``self.read``), change, write: under an exclusive
-        lock, atomically. Returns the data as written."""
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o660)
-        try:
-            if self.owner is not None:
-                os.fchown(fd, *self.owner)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            data = (read or self.read)()
-            change(data)
-            self.write(data)
-            return data
-        finally:
-            os.close(fd)  # closing drops the lock
-
-    def write(self, data: Data) -> None:
-        """Replace the file (call under the lock, or for a file only one process writes)."""
-        name = os.path.basename(self.path)
-        tmp = os.path.join(self.directory, f".{name}.{os.getpid()}.{time.monotonic_ns()}")
-        try:
-            # Compact, one write: json.dump with indent runs the pure-Python encoder,
-            # several milliseconds per update once a file holds a few dozen entries.
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(json.dumps(data) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            if self.owner is not None:
-                os.chown(tmp, *self.owner)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+    def _write(self, directory: Dir, data: Data) -> None:
+        # Compact, one write: json.dump with indent runs the pure-Python encoder,
+        # several milliseconds per update once a file holds a few dozen entries.
+        directory.write(self.name, (json.dumps(data) + "\n").encode())

@@ -22,6 +22,7 @@ import threading
 from typing import Any
 
 from initd import proc
+from initd.agentfs import Place
 from initd.hooks.changes import git
 from initd.hooks.status import now_iso
 from initd.statefile import StateFile
@@ -42,29 +43,22 @@ class Marker:
         self.timer: threading.Timer | None = None
 
 
-def directory(home: str) -> str:
-    return os.path.join(home, ".discobot", "sessions")
-
-
 class Sessions:
     def __init__(self, home: str, session_id: str, workspace: str,
                  owner: tuple[int, int] | None = None) -> None:
-        self.dir = directory(home)
+        self.place = Place(home, (".discobot", "sessions"), owner)  # never through a link
+        self.dir = self.place.path
         self.id = session_id
         self.workspace = workspace
-        self.owner = owner
-        self.file = StateFile(os.path.join(self.dir, f"{session_id}.json"), dict, owner)
-        self.events_path = os.path.join(self.dir, f"{session_id}.events.jsonl")
+        self.file = StateFile(self.place, f"{session_id}.json", dict)
+        self.events_name = f"{session_id}.events.jsonl"
+        self.events_path = os.path.join(self.dir, self.events_name)
         self._tokens = itertools.count(1)
         self._me = (os.getpid(), proc.start_ticks(os.getpid()))
 
     def open(self, command: list[str] | None = None) -> list[str]:
         """Make (or pick up) the record, mark it active and current; events a dead
         process left running are closed as interrupted. Returns their names."""
-        os.makedirs(self.dir, exist_ok=True)
-        if self.owner is not None:
-            for path in (os.path.dirname(self.dir), self.dir):
-                os.chown(path, *self.owner)
         interrupted: list[dict[str, Any]] = []
         branch, commit = _git_place(self.workspace)
 
@@ -138,26 +132,12 @@ class Sessions:
 
     def _append(self, line: dict[str, Any]) -> None:
         data = (json.dumps(line, default=str) + "\n").encode()
-        fd = os.open(self.events_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
-                     0o640)
-        try:
-            if self.owner is not None and os.fstat(fd).st_size == 0:  # just made: the agent's
-                os.fchown(fd, *self.owner)
-            os.write(fd, data)  # one write, O_APPEND: lines from two writers never mix
-        finally:
-            os.close(fd)
+        with self.place.open(create=True) as directory:
+            directory.append(self.events_name, data, 0o640)  # one write: lines never mix
 
     def _link_current(self) -> None:
-        link = os.path.join(self.dir, "current")
-        tmp = f"{link}.{os.getpid()}"
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        os.symlink(os.path.basename(self.file.path), tmp)
-        if self.owner is not None:
-            os.lchown(tmp, *self.owner)
-        os.replace(tmp, link)
+        with self.place.open(create=True) as directory:
+            directory.symlink(self.file.name, "current")
 
 
 def _gone(runner: object) -> bool:
@@ -197,34 +177,43 @@ def _git_place(workspace: str) -> tuple[str | None, str | None]:
             commit.stdout.decode().strip() or None if commit.returncode == 0 else None)
 
 
+EVENTS_LIMIT = 64 * 2**20  # of one session's event lines read for the listing
+
+
 def listing(home: str) -> list[dict[str, Any]]:
     """Every session record, newest first, with what its event lines tell: how many
-    events, how many blocked, the last one."""
+    events, how many blocked, the last one. Read through agentfs (root may list them:
+    a link, a FIFO or a huge file planted there is skipped, never followed)."""
+    from initd.agentfs import Unsafe
+
+    place = Place(home, (".discobot", "sessions"))
     found = []
     try:
-        names = os.listdir(directory(home))
-    except FileNotFoundError:
-        return []
-    for name in names:
-        if not name.endswith(".json"):
-            continue
-        path = os.path.join(directory(home), name)
-        record = StateFile(path, dict).read()
-        if not record:
-            continue
-        record.update(events=0, blocked=0, lastEvent=None)
-        try:
-            with open(path[:-5] + ".events.jsonl", "rb") as f:
-                for raw in f:
+        with place.open() as where:
+            names = os.listdir(where.fd)
+            for name in names:
+                if not name.endswith(".json") or name.startswith("."):
+                    continue
+                record = StateFile(place, name, dict).read()
+                if not record:
+                    continue
+                record.update(events=0, blocked=0, lastEvent=None)
+                try:
+                    raw = where.read(name[:-5] + ".events.jsonl", EVENTS_LIMIT, whole=False)
+                except Unsafe:
+                    raw = None
+                for text in (raw or b"").splitlines():
                     try:
-                        line = json.loads(raw)
-                    except ValueError:
+                        line = json.loads(text)
+                    except (ValueError, RecursionError):
                         continue  # a line cut by a crash: the others still count
+                    if not isinstance(line, dict):
+                        continue
                     record["events"] += 1
                     record["blocked"] += bool(line.get("blocked"))
                     record["lastEvent"] = {k: line.get(k) for k in ("event", "at",
                                                                     "blocked", "reason")}
-        except FileNotFoundError:
-            pass
-        found.append(record)
+                found.append(record)
+    except (FileNotFoundError, Unsafe):
+        return []
     return sorted(found, key=lambda r: str(r.get("startTime")), reverse=True)

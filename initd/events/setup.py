@@ -44,10 +44,9 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
     except OSError as err:
         ctx.log.error("no session record: it cannot be written", error=str(err))
         record = None
-    state_dir = os.path.join(os.path.dirname(ctx.store.directory), "events")
-    os.makedirs(state_dir, exist_ok=True)
-    if ctx.store.owner is not None:
-        os.chown(state_dir, *ctx.store.owner)
+    events = ctx.store.place._replace(parts=(*ctx.store.place.parts[:-1], "events"))
+    events.open(create=True).close()  # ~/.discobot/<session>/events, never through a link
+    state_dir = events.path
     setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
                   env=proc.environment(os.environ, ctx.agent, remove=ctx.secrets),
                   # the service already is the agent (or both are root): nothing to drop,

@@ -4,6 +4,7 @@ a session, file or pre-commit hook streams to, capped with a marker."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import BinaryIO
 
 KEEP = 32 * 1024  # head and tail kept in memory for messages: 64 KiB at most
 LINE_MAX = 4096  # a longer run without a newline is passed on as a line anyway
@@ -46,12 +47,14 @@ class Kept:
 
 class Output(Kept):
     """The log file plus what memory keeps: head, tail, line count, whole lines for a
-    callback (initd's own log)."""
+    callback (initd's own log). The file comes open (the status store makes it, through
+    agentfs: it lives in the agent's home) and is closed here."""
 
-    def __init__(self, path: str, cap: int, on_line: Callable[[str], None] | None) -> None:
+    def __init__(self, file: BinaryIO, path: str, cap: int,
+                 on_line: Callable[[str], None] | None) -> None:
         super().__init__()
         self.path = path
-        self.file = open(path, "wb")  # noqa: SIM115 - closed by close(), after the run
+        self.file = file
         self.cap = cap
         self.written = 0
         self.dropped = 0

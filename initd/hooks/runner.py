@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from initd import proc
 from initd.errors import InitdError
@@ -73,21 +73,16 @@ def from_wire(fields: dict[str, object]) -> Result:
 
 
 def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
-        timeout: float, log_path: str, stdin: bytes | None = None, grace: float = 5.0,
-        cap: int = LOG_CAP, on_line: Callable[[str], None] | None = None,
+        timeout: float, log: BinaryIO, log_path: str, stdin: bytes | None = None,
+        grace: float = 5.0, cap: int = LOG_CAP,
+        on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
-        log_owner: tuple[int, int] | None = None,
         on_start: Callable[[proc.Child], None] | None = None) -> Result:
-    """Run the hook at ``path``; never raises for anything the hook does. ``on_start``
-    is told about the child as soon as it exists."""
+    """Run the hook at ``path``, its output to ``log`` (open, new: StatusStore.new_log;
+    closed here); never raises for anything the hook does. ``on_start`` is told about
+    the child as soon as it exists."""
     started = time.monotonic()
-    try:
-        os.unlink(log_path)  # a root-owned log from last time must not block the user
-    except FileNotFoundError:
-        pass
-    out = Output(log_path, cap, on_line)
-    if log_owner is not None:
-        os.chown(log_path, *log_owner)
+    out = Output(log, log_path, cap, on_line)
     try:
         child = proc.spawn(proc.Spec(
             argv=(path,), env=env, cwd=cwd, account=account,
@@ -116,17 +111,11 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     return _result(code, sig, timed_out, cancelled, started, out, None)
 
 
-def refused(log_path: str, reason: str, log_owner: tuple[int, int] | None = None) -> Result:
+def refused(log: BinaryIO, log_path: str, reason: str) -> Result:
     """A hook initd would not run: a failed result (126, like a command that cannot be
     executed) whose log says why."""
     started = time.monotonic()
-    try:
-        os.unlink(log_path)
-    except FileNotFoundError:
-        pass
-    out = Output(log_path, LOG_CAP, None)
-    if log_owner is not None:
-        os.chown(log_path, *log_owner)
+    out = Output(log, log_path, LOG_CAP, None)
     out.add(f"[initd: {reason}]\n".encode())
     out.close()
     return _result(126, None, False, False, started, out, reason)._replace(refused=True)

@@ -1,8 +1,12 @@
-"""``~/.discobot/{sessionId}/hooks/status.json``: the seed's HookStatusFile, versioned.
+"""``~/.discobot/{sessionId}/hooks/``: ``status.json`` (the seed's HookStatusFile,
+versioned), the hooks' logs in ``output/``, the NUL-separated file lists and the
+``.last-eval`` marker.
 
-Several writers share it (the supervisor's session hooks, the hook service, the pre-commit
-chain, a rerun), so it is a StateFile: locked read-modify-write, atomic writes.
-The tree is owned by the agent user, so the unprivileged hook service can write later.
+Several writers share it (the supervisor's session hooks, the hook service, the
+pre-commit chain, a rerun), so status.json is a StateFile: locked read-modify-write,
+atomic writes. The tree is the agent user's, so root reaches it only through agentfs
+(no link followed, only new files written, each given to the agent), and everything read
+back is cleaned to the schema first: the agent may have written any of it (invariant 8).
 A hook left ``running`` by a crash is recovered at the next start.
 """
 
@@ -11,8 +15,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, BinaryIO
 
+from initd.agentfs import Place
 from initd.hooks.model import Hook
 from initd.hooks.runner import Result
 from initd.proc import start_ticks
@@ -20,7 +25,10 @@ from initd.statefile import StateFile
 
 VERSION = 1
 Status = dict[str, Any]
-RUNNING_ONLY = ("runner", "pgid", "pgidStart", "pid")  # kept only while a hook runs
+RUNNING_ONLY = ("runner", "runnerStart", "pgid", "pgidStart", "pid")  # while a hook runs
+COUNTERS = ("runCount", "failCount", "consecutiveFailures")
+LOG_READ_LIMIT = 16 * 2**20  # a log is capped at 10 MiB (runner.LOG_CAP) plus a marker
+MARKER = ".last-eval"
 
 
 def now_iso() -> str:
@@ -31,55 +39,111 @@ def empty() -> Status:
     return {"version": VERSION, "hooks": {}, "pendingHooks": [], "lastEvaluatedAt": None}
 
 
+def clean(data: Status) -> Status:
+    """What was read, made to fit the schema: entries that are not objects dropped,
+    counters that are not whole numbers reset, pending hooks that are not names dropped."""
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return empty()
+    entries = {}
+    for hook_id, entry in hooks.items():
+        if not isinstance(entry, dict):
+            continue
+        for key in COUNTERS:
+            value = entry.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                entry[key] = 0
+        entries[hook_id] = entry
+    pending = data.get("pendingHooks")
+    last = data.get("lastEvaluatedAt")
+    return {**data, "version": VERSION, "hooks": entries,
+            "pendingHooks": [h for h in pending if isinstance(h, str)]
+            if isinstance(pending, list) else [],
+            "lastEvaluatedAt": last if isinstance(last, str) else None}
+
+
 class StatusStore:
-    def __init__(self, directory: str, owner: tuple[int, int] | None = None) -> None:
-        self.directory = directory
-        self.owner = owner  # (uid, gid) every file and directory here belongs to
-        self.path = os.path.join(directory, "status.json")
-        self.output_dir = os.path.join(directory, "output")
-        # (its lock is .status.json.lock beside it)
-        self.file = StateFile(self.path, empty, owner)
+    def __init__(self, directory: str | Place, owner: tuple[int, int] | None = None) -> None:
+        self.place = directory if isinstance(directory, Place) else Place(directory,
+                                                                          owner=owner)
+        self.owner = self.place.owner  # (uid, gid) everything here belongs to
+        self.output = self.place.child("output")
+        self.file = StateFile(self.place, "status.json", empty)  # lock: .status.json.lock
 
     @classmethod
     def for_session(cls, home: str, session_id: str,
                     owner: tuple[int, int] | None = None) -> StatusStore:
-        return cls(os.path.join(home, ".discobot", session_id, "hooks"), owner)
+        """The session's store, walked from the agent's home: no link on the way."""
+        return cls(Place(home, (".discobot", session_id, "hooks"), owner))
+
+    @property
+    def directory(self) -> str:
+        return self.place.path
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+    @property
+    def output_dir(self) -> str:
+        return self.output.path
 
     def output_path(self, hook_id: str) -> str:
         return os.path.join(self.output_dir, f"{hook_id}.log")
 
     def prepare(self) -> None:
         """Create the tree (``~/.discobot`` down to ``output/``), owned by the agent user."""
-        os.makedirs(self.output_dir, exist_ok=True)
-        if self.owner is None:
-            return
-        top = os.path.dirname(os.path.dirname(self.directory))  # ~/.discobot
-        for path in (top, os.path.dirname(self.directory), self.directory, self.output_dir):
-            os.chown(path, *self.owner)
+        self.output.open(create=True).close()
 
     def read(self) -> Status:
         """The current status; missing or unreadable means empty (a bad file is kept
         aside as ``status.json.corrupt`` for a person to look at)."""
-        data = self.file.read()
-        if not isinstance(data.get("hooks"), dict):
-            return empty()
-        data.setdefault("pendingHooks", [])
-        data.setdefault("lastEvaluatedAt", None)
-        data["version"] = VERSION
-        return data
+        return clean(self.file.read())
 
     def update(self, change: Callable[[Status], object]) -> Status:
         """Read, change, write: under an exclusive lock, atomically."""
-        self.prepare()
-        return self.file.update(change, self.read)
+        return self.file.update(change, clean)
+
+    def new_log(self, hook_id: str) -> tuple[BinaryIO, str]:
+        """A fresh ``output/<id>.log`` (the last run's replaced), open for the runner."""
+        with self.output.open(create=True) as directory:
+            return directory.create(f"{hook_id}.log"), self.output_path(hook_id)
+
+    def read_log(self, hook_id: str) -> bytes | None:
+        with self.output.open() as directory:
+            return directory.read(f"{hook_id}.log", LOG_READ_LIMIT)
+
+    def write_list(self, hook_id: str, data: bytes) -> str:
+        """``output/<id>.files``: the NUL-separated names a file hook runs on."""
+        with self.output.open(create=True) as directory:
+            directory.write(f"{hook_id}.files", data)
+        return os.path.join(self.output_dir, f"{hook_id}.files")
+
+    def new_marker(self) -> None:
+        """``.last-eval.next``, made now: its mtime is the file system's own "now"."""
+        with self.place.open(create=True) as directory:
+            directory.create(f"{MARKER}.next").close()
+
+    def marker_ns(self) -> int | None:
+        """When the last evaluation began (None: there was none)."""
+        with self.place.open(create=True) as directory:
+            return directory.mtime_ns(MARKER)
+
+    def advance_marker(self) -> None:
+        with self.place.open(create=True) as directory:
+            directory.rename(f"{MARKER}.next", MARKER)
 
     def started(self, hook: Hook, pgid: int | None = None) -> None:
         """``running``, with who runs it (this process) and the hook's process group, so
-        that if this process dies the group can be found and stopped (``recover``)."""
+        that if this process dies the group can be found and stopped (``recover``) by its
+        successor: a process of the same user, never root (invariant 8)."""
+        me = os.getpid()
+
         def change(status: Status) -> None:
             entry = _entry(status, hook)
-            entry.update(lastResult="running", startedAt=now_iso(), runner=os.getpid(),
-                         pgid=pgid, pgidStart=None if pgid is None else start_ticks(pgid))
+            entry.update(lastResult="running", startedAt=now_iso(), runner=me,
+                         runnerStart=start_ticks(me), pgid=pgid,
+                         pgidStart=None if pgid is None else start_ticks(pgid))
         self.update(change)
 
     def finished(self, hook: Hook, result: Result) -> Status:
@@ -103,28 +167,29 @@ class StatusStore:
         return self.update(change)
 
     def recover(self, types: Iterable[str] = ("session", "file", "pre-commit"),
-                runner_gone: Callable[[int | None], bool] = lambda pid: True,
+                runner_gone: Callable[[dict[str, Any]], bool] = lambda entry: True,
                 ) -> list[dict[str, Any]]:
         """Hooks of ``types`` left ``running`` by a process that died (``runner_gone``
-        says which did): marked failed (``interrupted``); file hooks are queued again.
-        Returns their entries as they were, with the process group each left behind."""
+        says, from the entry, which did): marked failed (``interrupted``); file hooks are
+        queued again. Returns their entries as they were (what the agent may have
+        written: only a process of the agent's own uid may act on them)."""
         recovered: list[dict[str, Any]] = []
         kinds = frozenset(types)
 
         def change(status: Status) -> None:
             for hook_id, entry in status["hooks"].items():
                 if (entry.get("lastResult") != "running" or entry.get("type") not in kinds
-                        or not runner_gone(entry.get("runner"))):
+                        or not runner_gone(entry)):
                     continue
                 recovered.append(dict(entry))
                 for key in RUNNING_ONLY:
                     entry.pop(key, None)
                 entry.update(lastResult="failure", interrupted=True, lastRunAt=now_iso(),
-                             failCount=entry.get("failCount", 0) + 1,
-                             consecutiveFailures=entry.get("consecutiveFailures", 0) + 1)
+                             failCount=entry["failCount"] + 1,
+                             consecutiveFailures=entry["consecutiveFailures"] + 1)
                 if entry.get("type") == "file" and hook_id not in status["pendingHooks"]:
                     status["pendingHooks"].append(hook_id)
-        if os.path.exists(self.path):
+        if any(entry.get("lastResult") == "running" for entry in self.read()["hooks"].values()):
             self.update(change)
         return recovered
 

@@ -17,7 +17,7 @@ from typing import Any
 from initd.errors import InitdError
 from initd.events import engine, setup
 from initd.events.engine import Engine
-from initd.hooks import discovery, filehooks, message, precommit
+from initd.hooks import discovery, filehooks, message, model, precommit
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
 from initd.hooks.session import HookContext, run_one
@@ -50,11 +50,13 @@ class HookService:
         return self.ctx.store.read()
 
     def output(self, hook_id: str) -> str | None:
+        if not model.ID.fullmatch(hook_id):
+            return None  # not a hook id, so no hook's log (and never a path)
         try:
-            with open(self.ctx.store.output_path(hook_id), "rb") as f:
-                return f.read().decode(errors="replace")
+            raw = self.ctx.store.read_log(hook_id)
         except FileNotFoundError:
             return None
+        return None if raw is None else raw.decode(errors="replace")
 
     def turn(self, trigger: str) -> dict[str, Any]:
         """Evaluate the file hooks after a completed turn; raises Busy if one runs."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler
 
+from initd import agentfs
 from initd.errors import InitdError
 
 BACKLOG = 64
@@ -58,9 +59,9 @@ def bind(path: str, group: int | None = None) -> socket.socket:
     except OSError as err:
         raise InitdError(f"cannot listen on {path}: {err.strerror} (choose another "
                          "--socket/INITD_SOCKET, or --no-service)") from None
-    os.chmod(path, 0o660)
+    # Born 0660 (the umask above): no chmod, which would follow a link swapped in.
     if group is not None and os.geteuid() == 0:
-        os.chown(path, -1, group)
+        agentfs.give_group(path, group)
     sock.listen(BACKLOG)
     return sock
 

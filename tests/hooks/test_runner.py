@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from initd.hooks import output, runner
+from initd.hooks.status import StatusStore
 
 NOBODY = 65534
 
@@ -35,8 +36,10 @@ def hook(tmp_path: Path, body: str, name: str = "hook") -> str:
 
 
 def run(tmp_path: Path, path: str, **kw: Any) -> runner.Result:
+    log_path = kw.pop("log_path", str(tmp_path / "hook.log"))
     args: dict[str, Any] = {"env": os.environ, "cwd": str(tmp_path), "account": None,
-                            "timeout": 10.0, "log_path": str(tmp_path / "hook.log")}
+                            "timeout": 10.0, "log": open(log_path, "wb"),  # noqa: SIM115
+                            "log_path": log_path}
     args.update(kw)
     return runner.run(path, **args)
 
@@ -426,45 +429,57 @@ def test_no_fd_leaks(tmp_path: Path) -> None:
 # --- the log file ---------------------------------------------------------------------------
 
 
+# The log is made by the status store (StatusStore.new_log, through agentfs): a new file
+# every run, whatever was at its name, given to the store's owner.
+
+
+def run_logged(tmp_path: Path, path: str,
+               owner: tuple[int, int] | None = None) -> tuple[runner.Result, Path]:
+    out, log_path = StatusStore(str(tmp_path / "state"), owner).new_log("hook")
+    return run(tmp_path, path, log=out, log_path=log_path), Path(log_path)
+
+
 def test_existing_log_owned_by_another_user_is_replaced(tmp_path: Path) -> None:
-    """A log left behind under another owner is unlinked and created anew, not reused."""
-    old = tmp_path / "hook.log"
+    """A log left behind under another owner is replaced by a new file, not reused."""
+    old = tmp_path / "state" / "output" / "hook.log"
+    old.parent.mkdir(parents=True)
     old.write_bytes(b"old contents that are much longer than the new ones\n")
     os.chown(old, NOBODY, NOBODY)
-    result = run(tmp_path, hook(tmp_path, "echo new\n"))
+    result, path = run_logged(tmp_path, hook(tmp_path, "echo new\n"))
     assert result.ok
-    st = old.stat()
+    st = path.stat()
     assert (st.st_uid, st.st_gid) == (os.getuid(), os.getgid())
-    assert log(tmp_path) == b"new\n"
+    assert path.read_bytes() == b"new\n"
 
 
 def test_existing_log_symlink_is_replaced_not_followed(tmp_path: Path) -> None:
-    """A symlink at the log path is removed, never written through."""
+    """A symlink at the log path is replaced, never written through."""
     target = tmp_path / "precious"
     target.write_bytes(b"keep me\n")
-    (tmp_path / "hook.log").symlink_to(target)
-    result = run(tmp_path, hook(tmp_path, "echo new\n"))
+    link = tmp_path / "state" / "output" / "hook.log"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    result, path = run_logged(tmp_path, hook(tmp_path, "echo new\n"))
     assert result.ok
-    assert not (tmp_path / "hook.log").is_symlink()
-    assert log(tmp_path) == b"new\n"
+    assert not path.is_symlink()
+    assert path.read_bytes() == b"new\n"
     assert target.read_bytes() == b"keep me\n"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
-def test_log_owner_sets_the_log_files_owner(tmp_path: Path) -> None:
-    """``log_owner`` hands the new log to that uid/gid (so the hook's user can read it)."""
-    result = run(tmp_path, hook(tmp_path, "echo hi\n"), log_owner=(NOBODY, NOBODY))
+def test_the_log_belongs_to_the_stores_owner(tmp_path: Path) -> None:
+    """The new log is the owner's (so the hook's user can read it)."""
+    result, path = run_logged(tmp_path, hook(tmp_path, "echo hi\n"), (NOBODY, NOBODY))
     assert result.ok
-    st = (tmp_path / "hook.log").stat()
+    st = path.stat()
     assert (st.st_uid, st.st_gid) == (NOBODY, NOBODY)
-    assert log(tmp_path) == b"hi\n"
+    assert path.read_bytes() == b"hi\n"
 
 
-def test_log_owner_applies_on_exec_failure_too(tmp_path: Path) -> None:
-    """Even when the hook cannot start, the log with initd's note belongs to log_owner."""
-    if os.geteuid() != 0:
-        pytest.skip("chown to another user needs root")
-    result = run(tmp_path, str(tmp_path / "nonexistent"), log_owner=(NOBODY, NOBODY))
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_the_log_belongs_to_the_owner_on_exec_failure_too(tmp_path: Path) -> None:
+    """Even when the hook cannot start, the log with initd's note is the owner's."""
+    result, path = run_logged(tmp_path, str(tmp_path / "nonexistent"), (NOBODY, NOBODY))
     assert result.exit_code == 127
-    st = (tmp_path / "hook.log").stat()
+    st = path.stat()
     assert (st.st_uid, st.st_gid) == (NOBODY, NOBODY)

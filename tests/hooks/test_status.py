@@ -99,14 +99,15 @@ def test_recover_takes_only_the_hooks_of_a_runner_that_died(tmp_path: Path) -> N
     entry = store.read()["hooks"]["mine"]
     assert (entry["runner"], entry["pgid"]) == (os.getpid(), os.getpid())
     assert entry["pgidStart"] == proc.start_ticks(os.getpid())  # who the group's leader is
-    assert store.recover(runner_gone=lambda pid: pid != os.getpid()) == []
+    assert store.recover(runner_gone=lambda entry: entry["runner"] != os.getpid()) == []
     assert store.read()["hooks"]["mine"]["lastResult"] == "running"
-    [gone] = store.recover(runner_gone=lambda pid: pid == os.getpid())
+    [gone] = store.recover(runner_gone=lambda entry: entry["runner"] == os.getpid())
     assert (gone["hookId"], gone["pgid"]) == ("mine", os.getpid())
 
 
 def test_tree_is_owned_by_the_agent(tmp_path: Path) -> None:
     store = StatusStore.for_session(str(tmp_path), "sid", owner=(65534, 65534))
+    store.prepare()  # what boot does first
     store.started(hook())
     for path in (tmp_path / ".discobot", tmp_path / ".discobot" / "sid",
                  Path(store.directory), Path(store.output_dir), Path(store.path)):

@@ -31,6 +31,7 @@ UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL"]
 # Every initd a test starts gets a socket of its own: a test must never touch the real
 # /run/initd/initd.sock (in a dev container, the one initd as PID 1 is serving).
 SOCKETS = tempfile.mkdtemp(prefix="initd-tests-")
+os.chmod(SOCKETS, 0o755)  # a dropped agent (tests/security) connects to its initd's socket
 atexit.register(shutil.rmtree, SOCKETS, ignore_errors=True)
 _numbers = itertools.count()
 
@@ -96,7 +97,8 @@ class Initd:
                 line = ""
             if line is None or left <= 0:
                 raise AssertionError(f"no line matching {pattern!r}; stdout so far: "
-                                     f"{self.stdout_lines!r}; stderr: {self.stderr!r}")
+                                     f"{self.stdout_lines[-50:]!r}; stderr (its end): "
+                                     f"{self.stderr[-5000:]!r}")
             match = re.search(pattern, line)
             if match:
                 return match

@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import os
 
+from initd.agentfs import Place
 from initd.events import templates
 from initd.events.actions import ActionResult, Call
 from initd.events.actions.process import run_process
+
+OUTPUT_LIMIT = 2**20  # of output.json, the child's answer
 
 
 def spawn(call: Call) -> ActionResult:
@@ -21,11 +24,12 @@ def spawn(call: Call) -> ActionResult:
     if pipeline is None:  # the loader checks this; the file may have changed since
         return ActionResult("error", error=f"no pipeline {name!r} is defined")
     inputs, unknown = templates.data(call.hook.spec["inputs"], call.lookup)
-    directory = child_directory(call)
+    place = child_directory(call)
+    directory = place.path
     inputs_file = os.path.join(directory, "inputs.json")
     output_file = os.path.join(directory, "output.json")
-    with open(inputs_file, "w", encoding="utf-8") as f:
-        json.dump(inputs, f)
+    with place.open() as where:
+        where.write("inputs.json", json.dumps(inputs).encode())
     env = {k: v for k, v in call.env.items() if k not in call.variables}
     env.update(INPUTS=inputs_file, OUTPUT=output_file, CHILD_DIR=directory,
                PARENT_SESSION=str(call.variables.get("SESSION", "")), PIPELINE=name)
@@ -34,26 +38,27 @@ def spawn(call: Call) -> ActionResult:
     child = call._replace(env=env)
     result = run_process(child, ["sh", "-c", pipeline["command"]], unknown=tuple(unknown))
     try:
-        with open(output_file, encoding="utf-8") as f:
-            output = f.read().rstrip("\n")  # as $(cat output.json) gives it
-    except FileNotFoundError:
-        output = None
-    return result._replace(response=output)
+        with place.open() as where:
+            raw = where.read("output.json", OUTPUT_LIMIT)
+    except OSError as err:  # a link, a FIFO, too big: the child's output is not used
+        return result._replace(response=None, error=result.error or f"output.json: {err}")
+    output = raw.decode(errors="replace").rstrip("\n") if raw is not None else None
+    return result._replace(response=output)  # as $(cat output.json) gives it
 
 
-def child_directory(call: Call) -> str:
+def child_directory(call: Call) -> Place:
     """children/{hook_point}-{iteration}/, made fresh (a second child of the same
     iteration gets -2, -3, …); owned by whoever the hooks run as."""
-    base = os.path.join(call.state_dir, "children",
-                        f"{call.event}-{call.variables.get('ITERATION') or 0}")
-    directory, n = base, 1
-    while True:
-        try:
-            os.makedirs(directory)
-            break
-        except FileExistsError:
-            n += 1
-            directory = f"{base}-{n}"
-    if call.account is not None and os.geteuid() == 0:
-        os.chown(directory, call.account.uid, call.account.gid)
-    return directory
+    owner = (call.account.uid, call.account.gid) \
+        if call.account is not None and os.geteuid() == 0 else None
+    children = Place(call.state_dir, ("children",), owner)
+    base = f"{call.event}-{call.variables.get('ITERATION') or 0}"
+    name, n = base, 1
+    with children.open(create=True) as where:
+        while True:
+            try:
+                where.mkdir(name)
+                return children.child(name)
+            except FileExistsError:
+                n += 1
+                name = f"{base}-{n}"

@@ -51,7 +51,7 @@ def _hook(event: str, entry: object, path: str, key: str, in_workspace: bool) ->
                                                            "allow"),
         workspace=in_workspace)
     if kind == "command":
-        command = f.text("command", required=True)
+        command = f.command("command")
         return EventHook(action="shell", label=command, spec={"command": command},
                          warnings=f.unknown(), **common)
     if kind == "git-commit":
@@ -92,9 +92,13 @@ def set_auto(workspace: str, kind: str, enabled: bool) -> str:
             entries.append(hook)
     else:
         entries[:] = [e for e in entries if e not in present]
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.initd-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
+    # Through agentfs, as whoever runs this (the agent, or root from a shell): no link on
+    # the way followed, a random temp name, the file the workspace owner's.
+    from initd.agentfs import Place
+
+    info = os.stat(workspace)
+    place = Place(workspace, (os.path.basename(os.path.dirname(path)),),
+                  owner=(info.st_uid, info.st_gid))
+    with place.open(create=True) as where:
+        where.write(os.path.basename(path), (json.dumps(data, indent=2) + "\n").encode())
     return f"{'added' if enabled else 'removed'} the {kind} hook in PostExecutionEnd ({path})"

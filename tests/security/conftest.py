@@ -1,0 +1,69 @@
+"""Fixtures of the attack suite: one agent user for the run, a fresh canary, workspace
+and session for each test, and initd booted as PID 1 over them (tests/support/attack.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.attack import (
+    Agent,
+    Canary,
+    boot_args,
+    empty_dir,
+    make_agent,
+    remove_agent,
+    workspace,
+)
+from tests.support.harness import Initd
+
+
+@pytest.fixture(scope="session")
+def agent() -> Iterator[Agent]:
+    if os.geteuid() != 0:
+        pytest.skip("the attack suite makes users and boots initd as root")
+    made = make_agent()
+    yield made
+    remove_agent(made)
+
+
+@pytest.fixture
+def canary() -> Iterator[Canary]:
+    made = Canary()
+    yield made
+    made.remove()
+
+
+@pytest.fixture
+def ws(agent: Agent) -> Iterator[Path]:
+    path = workspace(agent)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def sid(agent: Agent) -> Iterator[str]:
+    session = f"atk-{uuid.uuid4().hex[:8]}"
+    yield session
+    shutil.rmtree(agent.state / session, ignore_errors=True)
+
+
+@pytest.fixture
+def image() -> Iterator[str]:
+    path = empty_dir()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def boot(initd, agent: Agent, ws: Path, sid: str, image: str) -> Callable[..., Initd]:  # type: ignore[no-untyped-def]
+    """``boot(*cmd, more=[...])``: initd as PID 1, ``--user`` the agent, over ``ws``."""
+    def start(*cmd: str, more: tuple[str, ...] = (), **kwargs: object) -> Initd:
+        return initd([*boot_args(agent, ws, sid, image, *more), "--", *cmd],  # type: ignore[no-any-return]
+                     **kwargs)
+    return start
