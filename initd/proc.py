@@ -51,6 +51,9 @@ class Spec(NamedTuple):
     stdout: int | IO[bytes] | None = INHERIT
     stderr: int | IO[bytes] | None = INHERIT
     pass_fds: tuple[int, ...] = ()  # kept open in the child, at the same numbers
+    # A session of its own (setsid) instead of only a group: everything it starts stays
+    # in that session, so once it is gone its leftovers can be found (stop_session).
+    session: bool = False
 
 
 class Child:
@@ -125,12 +128,15 @@ def start_ticks(pid: int) -> int | None:
     return int(fields[19]) if fields is not None else None  # field 22, starttime
 
 
-def stop_leftover_group(pgid: int, leader_started: int | None, grace: float) -> bool:
+def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool:
     """Stop a hook's process group that the process running it left behind when it died
-    (TERM to the group, ``grace``, KILL). Only while its leader is alive with the start
-    time recorded: a pid (and so a group id) may since have been reused, and a group is
-    never signalled on a guess. Returns True when there was such a group."""
-    if leader_started is None or start_ticks(pgid) != leader_started:
+    (TERM to the group, ``grace``, KILL). Only a group above 1 (killpg(1) is kill(-1):
+    everything), only while its leader is alive with the start time recorded (a pid, and
+    so a group id, may since have been reused), and only when the leader is this
+    process's own user's: a group is never signalled on a guess, nor for someone else.
+    Returns True when there was such a group."""
+    if pgid <= 1 or not isinstance(leader_started, int) or start_ticks(pgid) != leader_started \
+            or real_uid(pgid) != os.getuid():
         return False
 
     def alive() -> bool:
@@ -149,6 +155,61 @@ def stop_leftover_group(pgid: int, leader_started: int | None, grace: float) -> 
     return True
 
 
+def real_uid(pid: int) -> int | None:
+    """The real uid of ``pid`` (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _in_session(pid: int, sid: int, uid: int | None) -> bool:
+    fields = _stat_fields(pid)
+    return (fields is not None and fields[0] not in (b"Z", b"X") and int(fields[3]) == sid
+            and (uid is None or real_uid(pid) == uid))
+
+
+def _session_members(sid: int, uid: int | None) -> list[int]:
+    return [int(name) for name in os.listdir("/proc")
+            if name.isdigit() and _in_session(int(name), sid, uid)]
+
+
+def stop_session(sid: int, uid: int | None, grace: float) -> int:
+    """Stop what is left of the session ``sid`` (a hook service that died: its hooks, in
+    groups of their own, are still in its session): TERM, ``grace``, KILL, to each
+    process seen in that session and owned by ``uid``. Each is signalled through a pidfd
+    opened while it was seen there, so a process that has left, or a pid reused since,
+    is never hit. The session id is the dead child's pid, from root's own memory, never
+    from a file. Returns how many processes were signalled."""
+    if sid <= 1:
+        return 0
+    signalled: set[int] = set()
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
+        for pid in _session_members(sid, uid):
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                continue  # gone
+            try:
+                if _in_session(pid, sid, uid):  # still that process, still there
+                    signal.pidfd_send_signal(pidfd, sig)
+                    signalled.add(pid)
+            except OSError:
+                pass  # exited meanwhile
+            finally:
+                os.close(pidfd)
+        deadline = time.monotonic() + wait
+        while _session_members(sid, uid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not _session_members(sid, uid):
+            break
+    return len(signalled)
+
+
 def spawn(spec: Spec) -> Child:
     """Start ``spec``; raise ExecFailed (126/127) when the command cannot be executed."""
     account = spec.account
@@ -162,7 +223,8 @@ def spawn(spec: Spec) -> Child:
             stdin=spec.stdin,
             stdout=spec.stdout,
             stderr=spec.stderr,
-            process_group=0,
+            process_group=None if spec.session else 0,
+            start_new_session=spec.session,
             restore_signals=True,
             close_fds=True,
             pass_fds=spec.pass_fds,

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from initd import proc, users
+from initd.errors import shown
 from initd.hooks import runner
 from initd.hooks.model import Hook
 from initd.hooks.status import StatusStore
@@ -22,6 +23,7 @@ from initd.settings import Settings
 
 if TYPE_CHECKING:
     from initd.events.trust import Trust
+    from initd.hooks.roothooks import RootHooks
 
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
 
@@ -46,6 +48,10 @@ class HookContext(NamedTuple):
     log: Logger
     root: RootRunner | None = None  # set in an unprivileged hook service under initd
     trust: Trust | None = None  # with enforcement on: which workspace hooks may run
+    # In root's supervisor, over an agent that is not root: the copies every run_as: root
+    # hook runs from (taken at boot, before any hook ran), and who reads git for root.
+    snapshots: RootHooks | None = None
+    git_as: users.Account | None = None
 
 
 def session_id(config: Settings, log: Logger) -> str:
@@ -60,9 +66,9 @@ def session_id(config: Settings, log: Logger) -> str:
 
 def context(config: Settings, agent: users.Account | None, log: Logger,
             session: str | None = None, *,
-            recover: Callable[[int | None], bool] | None = None) -> HookContext:
+            recover: Callable[[dict[str, Any]], bool] | None = None) -> HookContext:
     """The context for running hooks. With ``recover``, hooks left ``running`` by a
-    process that died (``recover(runner_pid)`` says whether it did) are recovered first:
+    process that died (``recover(entry)`` says whether it did) are recovered first:
     boot recovers every one (nothing of initd's runs yet), a (re)started hook service
     those whose runner is gone; a commit or a CLI run none, as a background session hook
     may really be running."""
@@ -83,28 +89,42 @@ def context(config: Settings, agent: users.Account | None, log: Logger,
     return ctx
 
 
-def any_runner(pid: int | None) -> bool:
+def any_runner(entry: dict[str, Any]) -> bool:
     """For ``recover`` at boot: whoever ran it, it is not running any more."""
     return True
 
 
-def runner_gone(pid: int | None) -> bool:
-    """For ``recover`` in a process started later: the runner's process no longer exists."""
-    return pid is None or proc.start_ticks(pid) is None
+def runner_gone(entry: dict[str, Any]) -> bool:
+    """For ``recover`` in a process started later: the runner (its pid and its start
+    time: a pid alone may have been reused) no longer exists."""
+    pid, started = entry.get("runner"), entry.get("runnerStart")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return True
+    now = proc.start_ticks(pid)
+    return now is None or (isinstance(started, int) and now != started)
 
 
-def recover_interrupted(ctx: HookContext, gone: Callable[[int | None], bool]) -> list[str]:
-    """Hooks whose runner died mid-run: recorded as failed (file hooks queued again), and
-    the process group each left behind stopped, so no hook outlives its runner."""
-    recovered = []
-    for entry in ctx.store.recover(runner_gone=gone):
-        pgid = entry.get("pgid")
-        stopped = isinstance(pgid, int) and proc.stop_leftover_group(
-            pgid, entry.get("pgidStart"), ctx.grace)
+def recover_interrupted(ctx: HookContext, gone: Callable[[dict[str, Any]], bool]) -> list[str]:
+    """Hooks whose runner died mid-run: recorded as failed (file hooks queued again).
+    The process group each left behind is stopped only by a process of the tree's own
+    user (the hook service, after its predecessor): root never signals a group it read
+    from a file the agent can write (invariant 8; the supervisor stops a dead service's
+    hooks by the session it started, proc.stop_session)."""
+    ours = ctx.store.owner is None or ctx.store.owner[0] == os.geteuid()
+    recovered: list[str] = []
+    try:
+        entries = ctx.store.recover(runner_gone=gone)
+    except OSError as err:  # a link planted on the way, a full disk: the hooks still run
+        ctx.log.warning("hook status not recovered", status=ctx.store.path, error=str(err))
+        return recovered
+    for entry in entries:
+        pgid, hook_id = entry.get("pgid"), entry.get("hookId")
+        stopped = ours and isinstance(pgid, int) and not isinstance(pgid, bool) and \
+            proc.stop_leftover_group(pgid, entry.get("pgidStart"), ctx.grace)
         ctx.log.warning("hook was still running when the process running it stopped: "
-                        "recorded as failed", hook=entry.get("hookId"),
-                        status=ctx.store.path, stopped_group=pgid if stopped else None)
-        recovered.append(str(entry.get("hookId")))
+                        "recorded as failed", hook=shown(hook_id), status=ctx.store.path,
+                        stopped_group=pgid if stopped else None)
+        recovered.append(str(hook_id))
     return recovered
 
 
@@ -120,25 +140,44 @@ def environment(hook: Hook, ctx: HookContext,
     return proc.environment(os.environ, account_for(hook, ctx), extra, remove=ctx.secrets)
 
 
+ROOT_TYPES = ("session", "file")  # a root pre-commit hook runs as whoever commits
+
+
 def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
             cancel: threading.Event | None = None,
             echo: Callable[[str], None] | None = None,
             extra_env: dict[str, str] | None = None) -> runner.Result:
-    """Run ``hook`` now, record it in status.json, log its output and outcome."""
-    refusal = ctx.trust.refusal(hook) if ctx.trust is not None else None
-    if refusal is not None:
-        return refuse(hook, ctx, refusal)
-    if ctx.root is not None and hook.run_as == "root" and hook.type in ("session", "file"):
-        return ctx.root.run_root_hook(hook, ctx, cancel)  # root records, logs and runs it
+    """Run ``hook`` now, record it in status.json, log its output and outcome.
+
+    A ``run_as: root`` hook of an agent that is not root runs from root's copy, taken
+    at boot before any hook or the agent ran, and ``--trust`` judges exactly those bytes:
+    the agent may rewrite the workspace's file at any moment (invariant 8)."""
+    original = hook.path
+    content = None
+    if hook.run_as == "root" and hook.type in ROOT_TYPES:
+        if ctx.root is not None:
+            return ctx.root.run_root_hook(hook, ctx, cancel)  # root records, logs, runs it
+        if ctx.snapshots is not None:
+            copy = ctx.snapshots.copy_of(hook)
+            if isinstance(copy, str):
+                return refuse(hook, ctx, copy)
+            hook, original, content = copy.hook, copy.original, copy.content
+        elif os.geteuid() != 0:
+            return refuse(hook, ctx, f"run_as: root hook {shown(hook.id)}: this process is "
+                                     "not root and has no root supervisor to ask")
+    if ctx.trust is not None:
+        refusal = ctx.trust.refusal(hook._replace(path=original), content)
+        if refusal is not None:
+            return refuse(hook, ctx, refusal)
     log = ctx.log.bind(hook=hook.id)
-    ctx.store.prepare()  # output/ must exist before the hook's log is opened
+    out, log_path = ctx.store.new_log(hook.id)
     result = runner.run(
-        hook.path, env=environment(hook, ctx, extra_env), cwd=ctx.workspace,
-        account=account_for(hook, ctx), timeout=hook.timeout,
-        log_path=ctx.store.output_path(hook.id), stdin=stdin, grace=ctx.grace,
+        hook.path, env=environment(hook, ctx, {"DISCOBOT_HOOK_FILE": original,
+                                               **(extra_env or {})}),
+        cwd=ctx.workspace, account=account_for(hook, ctx), timeout=hook.timeout, log=out,
+        log_path=log_path, stdin=stdin, grace=ctx.grace,
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
-        cancel=cancel, log_owner=ctx.store.owner,
-        on_start=lambda child: ctx.store.started(hook, child.pgid))
+        cancel=cancel, on_start=lambda child: ctx.store.started(hook, child.pgid))
     ctx.store.finished(hook, result)
     if result.ok:
         log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
@@ -157,7 +196,8 @@ def refuse(hook: Hook, ctx: HookContext, reason: str) -> runner.Result:
     (never a silent skip)."""
     ctx.log.warning("hook not run", hook=hook.id, reason=reason)
     ctx.store.started(hook)
-    result = runner.refused(ctx.store.output_path(hook.id), reason, ctx.store.owner)
+    out, log_path = ctx.store.new_log(hook.id)
+    result = runner.refused(out, log_path, reason)
     ctx.store.finished(hook, result)
     return result
 

@@ -12,27 +12,37 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import threading
+import time
 from typing import Any
 
 Message = dict[str, Any]
-MAX_LINE = 8 * 2**20  # a longer line is not ours: the peer is broken, the channel closed
+MAX_LINE = 2 * 2**20  # from the supervisor: a hook's result (head and tail) fits well
+MAX_REQUEST = 64 * 2**10  # from the service (the agent's, invariant 8): requests are tiny
+
+
+class ProtocolError(Exception):
+    """The peer sent what is not a message of ours: not JSON, not an object, a line too
+    long. The message says which, in a few words (never the data)."""
 
 
 class Channel:
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, max_line: int = MAX_LINE) -> None:
         self.sock = sock
+        self.max_line = max_line
         self._buffer = bytearray()
         self._send_lock = threading.Lock()  # replies come from worker threads
         self.closed = False
 
     @classmethod
     def pair(cls) -> tuple[Channel, int]:
-        """The parent's end, and the fd of the child's end (inheritable: pass it on)."""
+        """The parent's end (which takes only short lines: what comes back is the
+        agent's), and the fd of the child's end (inheritable: pass it on)."""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         theirs.set_inheritable(True)
-        return cls(mine), theirs.detach()
+        return cls(mine, MAX_REQUEST), theirs.detach()
 
     @classmethod
     def from_fd(cls, fd: int) -> Channel:
@@ -41,21 +51,40 @@ class Channel:
     def fileno(self) -> int:
         return self.sock.fileno()
 
-    def send(self, message: Message) -> bool:
-        """False when the peer is gone (it may be restarting: the caller carries on)."""
-        data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    def send(self, message: Message, wait: float | None = None) -> bool:
+        """False when the message could not go: the peer is gone (it may be restarting:
+        the caller carries on), or (with ``wait``) it has not read for that long. A send
+        that stops half-way closes the channel: the stream would be garbage after it. The
+        supervisor never blocks on the service (the agent's: it may stop reading)."""
+        data = memoryview(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         with self._send_lock:
             if self.closed:
                 return False
-            try:
-                self.sock.sendall(data)
-            except OSError:
+            if wait is None:
+                try:
+                    self.sock.sendall(data)
+                except OSError:
+                    return False
+                return True
+            deadline = time.monotonic() + wait
+            while data:
+                try:
+                    data = data[self.sock.send(data, socket.MSG_DONTWAIT) :]
+                    continue
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if left > 0 and select.select([], [self.sock], [], left)[1]:
+                        continue
+                except OSError:
+                    pass
+                self._close_locked()
                 return False
         return True
 
     def receive(self) -> list[Message] | None:
         """One read (call it when the socket is readable, or it blocks): the complete
-        messages it finished, or None once the peer has gone (or broke the protocol)."""
+        messages it finished, or None once the peer has gone. Raises ProtocolError for
+        anything that is not a message of ours (the caller closes the channel)."""
         try:
             chunk = self.sock.recv(65536)
         except OSError:
@@ -67,22 +96,29 @@ class Channel:
         while (end := self._buffer.find(b"\n")) >= 0:
             line = bytes(self._buffer[:end])
             del self._buffer[: end + 1]
+            if len(line) > self.max_line:
+                raise ProtocolError(f"a line of {len(line)} bytes")
             try:
                 message = json.loads(line)
             except ValueError:
-                return None
+                raise ProtocolError("a line that is not JSON") from None
+            except RecursionError:
+                raise ProtocolError("JSON nested too deep") from None
             if not isinstance(message, dict):
-                return None
+                raise ProtocolError("JSON that is not an object")
             messages.append(message)
-        if len(self._buffer) > MAX_LINE:
-            return None
+        if len(self._buffer) > self.max_line:
+            raise ProtocolError(f"a line of over {self.max_line} bytes")
         return messages
 
     def close(self) -> None:
         with self._send_lock:
-            if self.closed:
-                return
-            self.closed = True
+            self._close_locked()
+
+    def _close_locked(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
         try:
             self.sock.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked in recv
         except OSError:

@@ -5,51 +5,68 @@ Each start gets a new socketpair (channel.py). The service says ``ready`` on it 
 serves; the supervisor pushes the agent's state there whenever it changes. Requests run
 in worker threads, so the supervisor's loop keeps forwarding signals meanwhile:
 ``root-hook`` runs root's boot-time copy of a ``run_as: root`` hook (hooks/roothooks.py),
-``precommit`` rewrites the managed chain from the hooks as they are now. When the
-service dies, root's runs for it are cancelled, and the hooks it ran itself are recorded
-as interrupted and their process groups stopped: no hook outlives its runner.
+``precommit`` rewrites the managed chain from the hooks as they are now, in a short-lived
+``initd precommit install`` run as the repository's owner.
+
+The service runs as the agent, which may ptrace it: its end of the channel is the
+agent's (invariant 8). So every message is checked (its op, its fields and their types,
+a hook id that is a hook id), at most MAX_REQUESTS run at once, and the supervisor never
+blocks on the service: whatever is not a message of ours, or a service that stops
+reading, costs one log line, that channel, and a restart of the service.
+
+The service runs in a session of its own. When it dies, what it left (its hooks, each in
+a group of its own) is stopped by that session, whose id root knows because it started
+the service: never from a process group a file names. The next service records those
+hooks as interrupted.
 """
 
 from __future__ import annotations
 
-import os
 import select
+import signal
 import socket
 import threading
 from typing import Any
 
 from initd import proc
 from initd.backoff import Backoff
-from initd.hooks import discovery, precommit, runner
+from initd.errors import shown
+from initd.hooks import model, runner
 from initd.hooks.roothooks import RootHooks
-from initd.hooks.session import HookContext, recover_interrupted
+from initd.hooks.session import HookContext
 from initd.log import Logger
-from initd.service.channel import Channel, Message, close_fd
+from initd.service.channel import Channel, Message, ProtocolError, close_fd
 from initd.settings import Restart
 from initd.supervised import Supervised
+
+MAX_REQUESTS = 4  # root-hook and precommit requests running at once; more: "busy"
+PRECOMMIT_TIMEOUT = 60.0
+REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
+FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "root-hook": {"id", "hook"},
+          "precommit": {"id"}}  # every op, and the fields it may carry besides "op"
 
 
 class ServiceChild(Supervised):
     announces_ready = True
 
     def __init__(self, spec: proc.Spec, *, listener: socket.socket, ctx: HookContext,
-                 roots: RootHooks | None, repo: precommit.Repo | None, image_dir: str,
-                 window: float, grace: float, log: Logger) -> None:
+                 roots: RootHooks | None, precommit: proc.Spec | None, window: float,
+                 grace: float, log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
         # may live without hooks for a while, never because of them.
-        super().__init__("hook-service", spec, restart=Restart.ALWAYS,
+        super().__init__("hook-service", spec._replace(session=True), restart=Restart.ALWAYS,
                          backoff=Backoff(max_restarts=2**31, window=window), grace=grace,
                          log=log, ready_by="its control API")
         self.listener = listener
         self.ctx = ctx
         self.roots = roots
-        self.repo = repo
-        self.image_dir = image_dir
+        self.precommit = precommit  # `initd precommit install …` as the repository's owner
         self.channel: Channel | None = None
         self._child_end = -1
         self._runs: dict[int, threading.Event] = {}  # root's runs, by request id
         self._workers: list[threading.Thread] = []
         self._pushed: Message | None = None
+        self._refreshing = threading.Lock()
 
     # --- Supervised's extension points
 
@@ -72,12 +89,18 @@ class ServiceChild(Supervised):
         self._close_channel()
         for cancel in list(self._runs.values()):
             cancel.set()
-        # Off the loop: stopping a leftover group may take the grace period.
-        self._spawn_worker("recover", lambda: recover_interrupted(
-            self.ctx, lambda pid: pid == child.pid))
+        uid = self.spec.account.uid if self.spec.account is not None else None
+        # Off the loop: stopping what it left may take the grace period.
+        self._spawn_worker("leftovers", lambda: self._stop_leftovers(child.pid, uid))
+
+    def _stop_leftovers(self, sid: int, uid: int | None) -> None:
+        stopped = proc.stop_session(sid, uid, self.grace)
+        if stopped:
+            self.log.warning("the hook service's hooks outlived it: stopped", processes=stopped)
 
     def waitables(self) -> list[Any]:
-        open_channel = [self.channel] if self.channel is not None else []
+        channel = self.channel
+        open_channel = [channel] if channel is not None and not channel.closed else []
         return [*super().waitables(), *open_channel]
 
     def tick(self) -> None:
@@ -93,29 +116,80 @@ class ServiceChild(Supervised):
     # --- the channel
 
     def push(self, state: Message) -> None:
-        """Tell the service the supervisor's view (only when it changed)."""
-        if self.channel is not None and state != self._pushed and self.channel.send(
-                {"op": "state", **state}):
+        """Tell the service the supervisor's view (only when it changed); never wait."""
+        channel = self.channel
+        if channel is None or state == self._pushed:
+            return
+        if channel.send({"op": "state", **state}, wait=0):
             self._pushed = state
+        elif channel.closed:
+            self._violated("it does not read its channel")
 
     def _serve_channel(self) -> None:
         channel = self.channel
-        if channel is None or not select.select([channel], [], [], 0)[0]:
+        if channel is None:
             return
-        messages = channel.receive()
+        if channel.closed:  # a worker's reply found the service not reading
+            self._violated("it does not read its channel")
+            return
+        if not select.select([channel], [], [], 0)[0]:
+            return
+        try:
+            messages = channel.receive()
+        except ProtocolError as err:
+            self._violated(str(err))
+            return
         if messages is None:
             self._close_channel()  # the service is going; its exit comes by its pidfd
             return
         for message in messages:
-            op, request_id = message.get("op"), message.get("id")
+            problem = self._problem(message)
+            if problem is not None:
+                self._violated(problem)
+                return
+            op = message["op"]
             if op == "ready":
                 self.mark_ready()
-            elif op == "cancel" and request_id in self._runs:
-                self._runs[request_id].set()
-            elif op in ("root-hook", "precommit") and isinstance(request_id, int):
-                self._request(channel, message)
+            elif op == "cancel":
+                run = self._runs.get(message["id"])
+                if run is not None:
+                    run.set()
+            elif len(self._runs) >= MAX_REQUESTS:
+                channel.send({"op": "reply", "id": message["id"], "error":
+                              f"busy: {MAX_REQUESTS} requests are running; ask again later"},
+                             wait=0)
             else:
-                self.log.warning("the hook service sent an unknown request", op=op)
+                self._request(channel, message)
+
+    def _problem(self, message: Message) -> str | None:
+        """Why ``message`` is not one of ours, in a few words (never its data)."""
+        op = message.get("op")
+        allowed = FIELDS.get(op) if isinstance(op, str) else None
+        if allowed is None:
+            return f"an unknown op {shown(op, 24)}"
+        if not set(message) - {"op"} <= allowed:
+            return f"a {op} message with fields it does not have"
+        if op == "ready":
+            pid = message.get("pid")
+            return None if pid is None or _whole(pid) else "a ready message with a bad pid"
+        request_id = message.get("id")
+        if not _whole(request_id):
+            return f"a {op} message without a request id"
+        if op != "cancel" and request_id in self._runs:
+            return f"a {op} request reusing the id of one still running"
+        if op == "root-hook" and not (isinstance(message.get("hook"), str)
+                                      and model.ID.fullmatch(message["hook"])):
+            return "a root-hook request whose hook is not a hook id"
+        return None
+
+    def _violated(self, problem: str) -> None:
+        """Not ours: one line, the channel closed, the service killed (and so restarted,
+        with the backoff, by tick)."""
+        self.log.error("the hook service broke the channel protocol: restarting it",
+                       problem=problem)
+        self._close_channel()
+        if self.child is not None:
+            self.child.signal_group(signal.SIGKILL)
 
     def _request(self, channel: Channel, request: Message) -> None:
         cancel = self._runs[request["id"]] = threading.Event()
@@ -129,22 +203,40 @@ class ServiceChild(Supervised):
                 reply = {"error": f"{request['op']} failed: {type(err).__name__}: {err}"}
             finally:
                 self._runs.pop(request["id"], None)
-            channel.send({"op": "reply", "id": request["id"], **reply})
+            channel.send({"op": "reply", "id": request["id"], **reply}, wait=REPLY_WAIT)
 
         self._spawn_worker(str(request["op"]), work)
 
     def _answer(self, request: Message, cancel: threading.Event) -> dict[str, Any]:
         if request["op"] == "root-hook":
-            hook_id = str(request.get("hook"))
+            hook_id = request["hook"]
             result = self.roots.run(hook_id, self.ctx, cancel) if self.roots else None
             if result is None:
                 return {"error": f"no run_as: root hook {hook_id!r} was there when initd "
                                  "started, so root will not run it"}
             return {"result": runner.to_wire(result)}
-        if self.repo is None:
+        return self._refresh_precommit(cancel)
+
+    def _refresh_precommit(self, cancel: threading.Event) -> dict[str, Any]:
+        """``initd precommit install`` as the repository's owner (for a repository of the
+        agent's, as the agent), isolated, bounded: root parses nothing of the workspace's
+        here, and writes nothing there with its own credentials."""
+        if self.precommit is None:
             return {"result": "no managed pre-commit chain in this workspace"}
-        hooks = discovery.for_workspace(self.ctx.workspace, self.image_dir).hooks
-        done = precommit.install(self.repo, hooks, session_id=self.ctx.session_id)
+        if not self._refreshing.acquire(blocking=False):
+            return {"error": "a refresh of the pre-commit chain is already running"}
+        try:
+            spec = self.precommit
+            got = runner.capture(spec.argv, env=spec.env, cwd=spec.cwd, account=spec.account,
+                                 timeout=PRECOMMIT_TIMEOUT, grace=self.grace, cancel=cancel)
+        finally:
+            self._refreshing.release()
+        if got.exec_error is not None or got.timed_out or got.exit_code != 0:
+            why = got.exec_error or ("timed out" if got.timed_out else
+                                     got.stderr.text().strip().removeprefix("initd: ")
+                                     or f"exit code {got.exit_code}")
+            return {"error": why.splitlines()[-1][:2000]}
+        done = got.stdout.text().strip()
         self.log.info("pre-commit chain refreshed", result=done)
         return {"result": done}
 
@@ -161,11 +253,17 @@ class ServiceChild(Supervised):
 
     def close(self) -> None:
         """At the very end: the socket goes (the agent's clients see it gone), the copies."""
+        import os
+
         path = self.listener.getsockname()
         self.listener.close()
         try:
-            os.unlink(path)
+            os.unlink(path)  # a link put there is removed, never followed
         except OSError:
             pass
         if self.roots is not None:
             self.roots.close()
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**53

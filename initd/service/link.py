@@ -18,7 +18,7 @@ from initd.hooks import runner
 from initd.hooks.model import Hook
 from initd.hooks.session import HookContext, refuse
 from initd.log import Logger
-from initd.service.channel import Channel, Message
+from initd.service.channel import Channel, Message, ProtocolError
 
 POLL = 0.1  # how often a waiting request looks at its cancel event
 
@@ -40,7 +40,11 @@ class SupervisorLink:
 
     def _read(self) -> None:
         while True:
-            messages = self.channel.receive()
+            try:
+                messages = self.channel.receive()
+            except ProtocolError as err:  # the supervisor is ours: this is a bug
+                self.log.error("the supervisor's channel broke", error=str(err))
+                messages = None
             with self._changed:
                 if messages is None:
                     self.down = True

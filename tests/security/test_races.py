@@ -1,0 +1,98 @@
+"""Races: the agent swaps links in and out of what root is about to touch, as fast as it
+can, while root does its work again and again (>= 200 rounds each): the state directory
+while root runs a root hook, the hooks directory while the pre-commit chain is rewritten."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.support.attack import Agent, Canary, agent_script, hook
+
+ROUNDS = 200
+
+FLIP = """
+    import json, os, sys, threading
+    from tests.support.agent_side import call
+
+    targets = json.loads(sys.argv[1])  # {path: link target}
+    rounds = int(sys.argv[2])
+    action = json.loads(sys.argv[3])  # [method, path, body]
+    stop = threading.Event()
+    flips = 0
+
+    def flip():
+        global flips
+        while not stop.is_set():
+            for path, target in targets.items():
+                aside = path + ".aside"
+                try:
+                    os.replace(path, aside) if os.path.lexists(path) else None
+                    os.symlink(target, path)
+                    os.replace(path, path + ".link")
+                    if os.path.lexists(aside):
+                        os.replace(aside, path)
+                    os.replace(path + ".link", path) if not os.path.lexists(path) else \\
+                        os.unlink(path + ".link")
+                except OSError:
+                    pass
+            flips += 1
+
+    thread = threading.Thread(target=flip)
+    thread.start()
+    done = 0
+    for n in range(rounds):
+        method, path, body = action
+        if "{n}" in json.dumps(body):
+            body = json.loads(json.dumps(body).replace("{n}", str(n)))
+        code, _ = call(method, path, body)
+        done += code == 200
+        if sys.argv[4:]:  # a pre-commit hook comes and goes: the chain is rewritten
+            hooks = sys.argv[4]
+            names = sorted(os.listdir(hooks))
+            name = "50-pc.sh"
+            if name in names:
+                os.unlink(os.path.join(hooks, name))
+            else:
+                with open(os.path.join(hooks, name), "w") as f:
+                    f.write("#!/bin/sh\\n#---\\n# type: pre-commit\\n#---\\ntrue\\n")
+                os.chmod(os.path.join(hooks, name), 0o755)
+    stop.set()
+    thread.join()
+    print(json.dumps({"rounds": done, "flips": flips}), flush=True)
+"""
+
+
+def test_links_swapped_into_the_state_dir_while_root_runs_a_root_hook(
+        boot, agent: Agent, ws: Path, sid: str, canary: Canary) -> None:
+    import json
+
+    hook(ws / ".discobot" / "hooks", "10-root.sh", "echo root", owner=agent, type="file",
+         pattern="*.r", run_as="root")
+    state = agent.state / sid / "hooks"
+    targets = {str(state / "output"): str(canary.sub),
+               str(state / ".status.json.lock"): str(canary.secret),
+               str(state / "status.json"): str(canary.secret),
+               str(state / "output" / "10-root.log"): str(canary.victim),
+               str(state / "output" / "10-root.files"): str(canary.victim)}
+    init = boot(sys.executable, agent_script(FLIP), json.dumps(targets), str(ROUNDS),
+                json.dumps(["POST", "/v1/hooks/10-root/rerun", None]))
+    assert init.wait(timeout=300) == 0, init.stderr[-3000:]
+    result = json.loads(init.stdout_lines[-1])
+    assert result["flips"] > ROUNDS
+    assert canary.changes() == []
+    assert canary.leaked_into(agent.home) == []
+
+
+def test_a_hooks_dir_swapped_for_a_link_while_the_chain_is_rewritten(
+        boot, agent: Agent, ws: Path, canary: Canary) -> None:
+    import json
+
+    hooks = ws / ".discobot" / "hooks"
+    targets = {str(ws / ".git" / "hooks"): str(canary.sub)}
+    init = boot(sys.executable, agent_script(FLIP), json.dumps(targets), str(ROUNDS),
+                json.dumps(["POST", "/v1/turn", {"trigger": "user"}]), str(hooks))
+    assert init.wait(timeout=300) == 0, init.stderr[-3000:]
+    result = json.loads(init.stdout_lines[-1])
+    assert result["rounds"] == ROUNDS and result["flips"] > ROUNDS
+    assert canary.changes() == []
