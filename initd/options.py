@@ -74,8 +74,9 @@ def parser() -> Parser:
              "repeatable (INITD_ENV_FILE, ':'-separated)")
     add("--config", metavar="PATH", help="config file (INITD_CONFIG; default "
         f"{settings.DEFAULT_CONFIG})")
-    add("--session-id", metavar="ID", help="session id: status lives in "
-        "~/.discobot/ID/hooks (INITD_SESSION_ID, SESSION_ID; default: generated)")
+    add("--session-id", metavar="ID", type=typed(settings.session_ident), help="session "
+        "id: status lives in ~/.discobot/ID/hooks (INITD_SESSION_ID, SESSION_ID; default: "
+        "generated)")
     add("--hooks-dir", metavar="DIR", type=typed(settings.path), help="the image's hook "
         f"directory, run before the workspace's (INITD_HOOKS_DIR; default "
         f"{settings.DEFAULT_HOOKS_DIR})")

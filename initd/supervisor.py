@@ -26,6 +26,7 @@ from initd.states import State
 from initd.supervised import Supervised
 
 if TYPE_CHECKING:
+    from initd.hooks.roothooks import RootHooks
     from initd.hooks.session import Background, HookContext
     from initd.service.child import ServiceChild
 
@@ -50,20 +51,33 @@ def boot(flags: argparse.Namespace) -> int:
         logger.warning(warning)
     account = agent_account(config)
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
-    repo = precommit.Repo.find(config.workspace) if wants_precommit(config) else None
+    roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
+    repo = find_repo(config, account, logger) if wants_precommit(config) else None
     serve = wants_service(config)
     ctx = None
     if repo is not None or serve or any(hook.type == "session" for hook in hooks):
-        ctx = hook_context(config, account, logger)
-    background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
-    if signals.stop.is_set():  # stopped during the session hooks: never start the agent
-        logger.info("stopped before the agent started", signal=signals.stop_signal)
-        return config.remapped(128 + signals.stop_signal)  # (no background hook was begun)
-    if repo is not None and ctx is not None:
-        install_precommit(repo, account, hooks, ctx.session_id, logger)  # 4. the git chain
-    service = None
-    if serve and ctx is not None:  # 5a. the hook service, ready before the agent
-        service = start_service(config, account, ctx, hooks, repo, signals, logger)
+        ctx = hook_context(config, account, logger)._replace(
+            snapshots=roots, git_as=account if roots is not None else None)
+    try:
+        background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
+        if signals.stop.is_set():  # stopped during the session hooks: never start the agent
+            logger.info("stopped before the agent started", signal=signals.stop_signal)
+            return config.remapped(128 + signals.stop_signal)  # (no background hook begun)
+        if repo is not None and ctx is not None:  # 4. the git chain
+            install_precommit(repo, account, hooks, ctx.session_id, config.secret, logger)
+        service = None
+        if serve and ctx is not None:  # 5a. the hook service, ready before the agent
+            service = start_service(config, account, ctx, roots, repo, signals, logger)
+        return run_agent(config, account, service, background, signals, logger)
+    finally:
+        if roots is not None:
+            roots.close()
+
+
+def run_agent(config: settings.Settings, account: users.Account | None,
+              service: ServiceChild | None, background: Background | None,
+              signals: SignalChannel, logger: log.Logger) -> int:
+    """5b-7: the agent, supervised until it ends or initd is told to stop."""
     agent = Supervised(  # 5b. the agent
         "agent",
         proc.Spec(argv=config.command, env=agent_environment(config, account, service),
@@ -97,6 +111,31 @@ def agent_account(config: settings.Settings) -> users.Account | None:
     account = users.lookup(config.user)
     users.require_can_become(account)
     return account
+
+
+def root_copies(hooks: tuple[Hook, ...], account: users.Account | None) -> RootHooks | None:
+    """Root's copies of every run_as: root hook, when root runs hooks for an agent that is
+    not root: taken now, before any hook or the agent runs, and the only thing root
+    executes from then on (invariant 8)."""
+    if account is None or account.uid == 0 or os.geteuid() != 0:
+        return None  # no privilege boundary to guard
+    if not any(hook.run_as == "root" for hook in hooks):
+        return None
+    from initd.hooks.roothooks import RootHooks
+
+    return RootHooks(hooks)
+
+
+def find_repo(config: settings.Settings, account: users.Account | None,
+              logger: log.Logger) -> precommit.Repo | None:
+    """The workspace's repository, as git run as the agent sees it (its config runs
+    nothing as root); a broken one is a warning: the agent runs without the chain."""
+    try:
+        return precommit.Repo.find(config.workspace, account)
+    except (InitdError, OSError, subprocess.SubprocessError) as err:
+        logger.warning("pre-commit chain not installed", workspace=config.workspace,
+                       error=str(err))
+        return None
 
 
 def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook, ...]:
@@ -142,13 +181,16 @@ def wants_precommit(config: settings.Settings) -> bool:
 
 
 def install_precommit(repo: precommit.Repo, account: users.Account | None,
-                      hooks: tuple[Hook, ...], session: str, logger: log.Logger) -> None:
-    """Install (or refresh) the managed chain; a refusal is a warning, never fatal."""
+                      hooks: tuple[Hook, ...], session: str, secrets: tuple[str, ...],
+                      logger: log.Logger) -> None:
+    """Install (or refresh) the managed chain; a refusal is a warning, never fatal.
+    Written through agentfs (no link followed, the files the owner's), and the agent's
+    safe.directory by git run as the agent: in its own ~/.gitconfig, with its rights."""
     try:
         with log.phase(logger, "pre-commit chain") as fields:
-            fields["result"] = precommit.install(repo, hooks, session_id=session)
-            if account is not None and precommit.trust_for(repo, account.home,
-                                                           (account.uid, account.gid)):
+            fields["result"] = precommit.install(repo, hooks, session_id=session,
+                                                 secrets=secrets)
+            if account is not None and precommit.trust_for(repo, account):
                 fields["safe_directory"] = repo.top
     except (InitdError, OSError, subprocess.SubprocessError) as err:
         logger.warning("pre-commit chain not installed", repo=repo.top, error=str(err))
@@ -164,12 +206,13 @@ def wants_service(config: settings.Settings) -> bool:
 
 
 def start_service(config: settings.Settings, account: users.Account | None,
-                  ctx: HookContext, hooks: tuple[Hook, ...], repo: precommit.Repo | None,
+                  ctx: HookContext, roots: RootHooks | None, repo: precommit.Repo | None,
                   signals: SignalChannel, logger: log.Logger) -> ServiceChild | None:
     """The hook service as a supervised child, as the agent user, on the socket root binds
     here; waits (bounded) until it serves. Root runs its run_as: root hooks for it, from
-    copies taken now, before the agent starts (hooks/roothooks.py)."""
-    from initd.hooks.roothooks import RootHooks
+    the copies taken at boot (hooks/roothooks.py). It starts isolated (invariant 8):
+    ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
+    ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
     from initd.service import server
     from initd.service.child import ServiceChild
 
@@ -180,25 +223,41 @@ def start_service(config: settings.Settings, account: users.Account | None,
             raise
         logger.warning("hook service not started", error=str(err))
         return None
-    dropped = account is not None and account.uid != 0 and os.geteuid() == 0
-    argv = [sys.executable, "-m", "initd", "service", "--socket", config.socket,
+    argv = [sys.executable, "-I", "-m", "initd", "service", "--socket", config.socket,
             "--workspace", config.workspace, "--session-id", ctx.session_id,
             "--hooks-dir", config.hooks_dir, "--max-reprompts", str(config.max_reprompts),
             "--agent-command", json.dumps(list(config.command))]
     if account is not None:
         argv += ["--user", account.name]
+    env = proc.environment(os.environ, account, service_settings(config),
+                           remove=config.secret)
     service = ServiceChild(
-        proc.Spec(argv=tuple(argv), cwd=config.workspace, account=account,
-                  env=proc.environment(os.environ, account, service_settings(config),
-                                       remove=config.secret),
-                  stdout=proc.DEVNULL),
-        listener=listener, ctx=ctx, roots=RootHooks(hooks) if dropped else None, repo=repo,
-        image_dir=config.hooks_dir, window=config.restart_window, grace=config.grace,
-        log=logger)
+        proc.Spec(argv=tuple(argv), cwd="/", account=account, env=env, stdout=proc.DEVNULL),
+        listener=listener, ctx=ctx, roots=roots,
+        precommit=precommit_refresh(config, account, ctx, repo, env),
+        window=config.restart_window, grace=config.grace, log=logger)
     with log.phase(logger, "hook service start", socket=config.socket) as fields:
         service.start()
         fields["ready"] = wait_ready(service, signals)
     return service
+
+
+def precommit_refresh(config: settings.Settings, account: users.Account | None,
+                      ctx: HookContext, repo: precommit.Repo | None,
+                      env: dict[str, str]) -> proc.Spec | None:
+    """How the chain is rewritten when the service asks: ``initd precommit install`` as
+    the repository's owner (the agent, for its own repository), isolated like the
+    service; None when there is no repository with a chain to keep."""
+    if repo is None:
+        return None
+    owner = None if repo.owner[0] == os.geteuid() else users.lookup(str(repo.owner[0]))
+    argv = [sys.executable, "-I", "-m", "initd", "precommit", "install", "--workspace",
+            config.workspace, "--session-id", ctx.session_id, "--hooks-dir", config.hooks_dir,
+            *(arg for name in config.secret for arg in ("--secret", name))]
+    if account is not None:
+        argv += ["--user", account.name]
+    return proc.Spec(argv=tuple(argv), cwd="/", account=owner,
+                     env={**env, **(owner.env() if owner is not None else {})})
 
 
 def service_settings(config: settings.Settings) -> dict[str, str]:

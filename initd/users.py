@@ -52,3 +52,13 @@ def require_can_become(account: Account) -> None:
     if os.geteuid() != 0 and os.geteuid() != account.uid:
         raise InitdError(f"cannot run as user {account.name!r}: initd runs as uid "
                          f"{os.geteuid()}, and only root can switch users (drop --user)")
+
+
+def become(account: Account) -> None:
+    """This process, from root, becomes ``account`` for good: exactly its groups, its
+    gid, its uid, its login variables. Call it before any thread starts (a thread would
+    keep root's credentials)."""
+    os.setgroups(list(account.groups))
+    os.setgid(account.gid)
+    os.setuid(account.uid)
+    os.environ.update(account.env())

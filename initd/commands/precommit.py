@@ -8,6 +8,7 @@ written by initd's own code, with its locked, atomic writes.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +25,8 @@ def parser() -> Parser:
     common.add_argument("--hooks-dir", metavar="DIR", help="(INITD_HOOKS_DIR)")
     common.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
     common.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")
+    common.add_argument("--secret", metavar="NAME", action="append", help="a variable no "
+                        "hook may see; repeatable (INITD_SECRETS; DISCOBOT_SECRET always)")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="install|uninstall|run",
                              parser_class=Parser)
     install = verbs.add_parser("install", parents=[common], help="install or refresh it")
@@ -43,10 +46,13 @@ def main(argv: Sequence[str]) -> int:
     config = settings.load(args, os.environ)
     if args.verb == "run":
         return run(config, args.ids)
-    repo = precommit.Repo.find(config.workspace)
+    # With --user, git reads the repository as the agent (its config runs nothing as
+    # root) and the agent's own ~/.gitconfig is written by git run as the agent.
+    agent = users.lookup(config.user) if config.user else None
+    repo = precommit.Repo.find(config.workspace, agent)
     if repo is None:
-        raise InitdError(f"{os.path.abspath(config.workspace)} is not the top of a git "
-                         "repository (use --workspace)")
+        raise InitdError(f"{config.workspace} is not the top of a git repository (use "
+                         "--workspace)")
     if args.verb == "uninstall":
         print(precommit.uninstall(repo))
         return 0
@@ -54,10 +60,14 @@ def main(argv: Sequence[str]) -> int:
 
     hooks = discovery.for_workspace(config.workspace, config.hooks_dir).hooks
     sid = session.session_id(config, log.get())
-    print(precommit.install(repo, hooks, session_id=sid))
-    if config.user:
-        agent = users.lookup(config.user)
-        if precommit.trust_for(repo, agent.home, (agent.uid, agent.gid)):
+    print(precommit.install(repo, hooks, session_id=sid, secrets=config.secret))
+    if agent is not None:
+        try:
+            added = precommit.trust_for(repo, agent)
+        except (OSError, subprocess.SubprocessError) as err:
+            raise InitdError(f"cannot add {repo.top} to safe.directory in "
+                             f"{agent.home}/.gitconfig as {agent.name}: {err}") from None
+        if added:
             print(f"added {repo.top} to safe.directory in {agent.home}/.gitconfig")
     return 0
 

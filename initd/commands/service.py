@@ -51,6 +51,14 @@ def main(argv: Sequence[str]) -> int:
     from initd.hooks import session
 
     agent = users.lookup(config.user) if config.user else None
+    if args.listen_fd is not None:
+        sock = socket.socket(fileno=args.listen_fd)  # bound by the supervisor, for good
+    else:
+        sock = server.bind(config.socket, agent.gid if agent is not None else None)
+        if agent is not None and os.geteuid() == 0 and agent.uid != 0:
+            # Run by hand as root for an agent: the service is the agent's, as under
+            # initd (it writes the agent's files with the agent's rights, invariant 8).
+            users.become(agent)
     link = None
     if args.channel_fd is not None:
         from initd.service.channel import Channel
@@ -64,10 +72,6 @@ def main(argv: Sequence[str]) -> int:
         ctx = ctx._replace(root=link)  # run_as: root hooks: root runs them, not us
     service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,
                           command=args.agent_command)
-    if args.listen_fd is not None:
-        sock = socket.socket(fileno=args.listen_fd)  # bound by the supervisor, for good
-    else:
-        sock = server.bind(config.socket, agent.gid if agent is not None else None)
     httpd = server.UnixWSGIServer(sock, make_app(service))
 
     def stop(signum: int, frame: object) -> None:
@@ -88,6 +92,6 @@ def main(argv: Sequence[str]) -> int:
             httpd.server_close()
             try:
                 os.unlink(config.socket)
-            except FileNotFoundError:
-                pass
+            except OSError:
+                pass  # gone already, or in root's directory and we are the agent now
     return 0

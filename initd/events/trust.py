@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from initd import agentfs
 from initd.events.model import EventHook
 from initd.hooks.model import Hook
 from initd.hooks.status import now_iso
@@ -33,12 +34,19 @@ class Entry(NamedTuple):
     label: str  # for people
 
 
-def for_script(path: str) -> Entry | None:
-    """A discobot script (any type); None when it cannot be read (it will not run)."""
-    try:
-        with open(path, "rb") as f:
-            content = f.read()
-    except OSError:
+SCRIPT_LIMIT = 2**20  # a hook script over 1 MiB is never trusted (root would not copy it)
+
+
+def for_script(path: str, content: bytes | None = None) -> Entry | None:
+    """A discobot script (any type) as ``content`` says (the exact bytes that will run:
+    root's copy of a root hook), else as its file says now; None when it cannot be read,
+    is not a regular file or is over SCRIPT_LIMIT (it will not run)."""
+    if content is None:
+        try:
+            content, _ = agentfs.read_regular(path, SCRIPT_LIMIT + 1)
+        except OSError:
+            return None
+    if len(content) > SCRIPT_LIMIT:
         return None
     return Entry(path, hashlib.sha256(path.encode() + b"\0" + content).hexdigest(), path)
 
@@ -57,16 +65,19 @@ def for_event_hook(hook: EventHook) -> Entry | None:
 class Trust:
     def __init__(self, path: str = DEFAULT_FILE, enforce: bool = False,
                  image_dir: str | None = None) -> None:
-        self.file = StateFile(path, lambda: {"version": 1, "trusted": {}})
+        self.file = StateFile.at(path, lambda: {"version": 1, "trusted": {}},
+                                 limit=16 * 2**20)
         self.enforce = enforce
         self.image_dir = image_dir  # its hooks are the image's: trusted
         self._cache: tuple[object, dict[str, Any]] | None = None
 
-    def refusal(self, hook: Hook) -> str | None:
-        """Why a discobot script may not run now, or None."""
+    def refusal(self, hook: Hook, content: bytes | None = None) -> str | None:
+        """Why a discobot script may not run now, or None. ``content``: the bytes that
+        will run, when they are not the file's own (root's boot-time copy): those are
+        what is judged, never the file read again (the agent may swap it in between)."""
         if not self.enforce or hook.source == self.image_dir:
             return None
-        entry = for_script(hook.path)
+        entry = for_script(hook.path, content)
         return None if self.allows(entry) else self.why_not(entry)
 
     def recorded(self) -> dict[str, Any]:
@@ -110,7 +121,6 @@ class Trust:
                 trusted[entry.key] = {"digest": entry.digest, "label": entry.label,
                                       "at": now_iso()}
                 done.append((entry, state))
-        os.makedirs(self.file.directory, exist_ok=True)
         self.file.update(change)
         self._cache = None
         return done

@@ -11,22 +11,41 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
 
 from initd.errors import InitdError
+from initd.users import Account
 
 
-def git_env() -> dict[str, str]:
+def git_env(account: Account | None = None) -> dict[str, str]:
     """initd's own git calls see none of a calling git's GIT_DIR/GIT_INDEX_FILE (a hook
-    or a commit may be what called us)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    or a commit may be what called us); as ``account``, with its HOME and USER."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    if account is not None:
+        env.update(account.env())
+    return env
 
 
-def git(workspace: str, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """git in ``workspace``, trusting that one path (the agent's workspace may belong to
-    root, or root may read the agent's): initd's only way of calling git there."""
-    return subprocess.run(["git", "-c", f"safe.directory={workspace}", "-C", workspace, *args],
-                          capture_output=True, env=git_env(), stdin=subprocess.DEVNULL,
-                          timeout=120)
+def run_git(args: Sequence[str], account: Account | None = None, timeout: float = 120,
+            check: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` as ``account`` when root acts for it: whatever the agent's repository
+    or ~/.gitconfig configures (core.fsmonitor, filters, hooks, includes) then runs as
+    the agent, never as root (invariant 8). None: as this process's own user."""
+    drop = account is not None and account.uid != os.geteuid()
+    return subprocess.run(["git", *args], capture_output=True, env=git_env(account),
+                          stdin=subprocess.DEVNULL, timeout=timeout, cwd="/", check=check,
+                          user=account.uid if drop and account else None,
+                          group=account.gid if drop and account else None,
+                          extra_groups=list(account.groups) if drop and account else None)
+
+
+def git(workspace: str, *args: str, account: Account | None = None,
+        timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    """git in ``workspace`` (as ``account``, see run_git), trusting that one path (the
+    agent's workspace may belong to root, or git run as the agent may read root's):
+    initd's only way of calling git there."""
+    return run_git(["-c", f"safe.directory={workspace}", "-C", workspace, *args], account,
+                   timeout)
 
 
 class NotARepository(InitdError):
@@ -37,14 +56,17 @@ def _paths(out: bytes) -> list[str]:
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
-def dirty_files(workspace: str) -> list[str]:
-    """Workspace-relative paths of every uncommitted change, sorted."""
-    has_head = git(workspace, "rev-parse", "--verify", "-q", "HEAD").returncode == 0
+def dirty_files(workspace: str, account: Account | None = None) -> list[str]:
+    """Workspace-relative paths of every uncommitted change, sorted (git run as
+    ``account``: root asking for a root file hook's files runs it as the agent)."""
+    has_head = git(workspace, "rev-parse", "--verify", "-q", "HEAD",
+                   account=account).returncode == 0
     # --relative: paths from the workspace, and only inside it, like ls-files below
-    tracked = (git(workspace, "diff", "--name-only", "--no-renames", "--relative", "-z",
-                   "HEAD", "--")
-               if has_head else git(workspace, "ls-files", "-z", "--cached"))
-    untracked = git(workspace, "ls-files", "-z", "--others", "--exclude-standard")
+    tracked = (git(workspace, "diff", "--name-only", "--no-renames", "--no-ext-diff",
+                   "--relative", "-z", "HEAD", "--", account=account)
+               if has_head else git(workspace, "ls-files", "-z", "--cached", account=account))
+    untracked = git(workspace, "ls-files", "-z", "--others", "--exclude-standard",
+                    account=account)
     for out in (tracked, untracked):
         if out.returncode != 0:
             error = out.stderr.decode(errors="replace").strip()

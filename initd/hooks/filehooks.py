@@ -59,20 +59,12 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         if store.read()["pendingHooks"]:
             store.update(lambda status: status.update(pendingHooks=[]))  # all removed
         return Evaluation(NONE, (), ())
-    store.prepare()
-    marker = os.path.join(store.directory, ".last-eval")
     # The new marker is made first: its mtime is the file system's own "now", the clock
     # the files' mtimes come from (a time.time() could be ahead of the coarse fs clock).
-    next_marker = f"{marker}.next"
-    with open(next_marker, "w"):
-        pass
-    dirty = changes.dirty_files(ctx.workspace)
-    try:
-        since = os.stat(marker).st_mtime_ns
-    except FileNotFoundError:
-        changed = dirty  # first run: every uncommitted change
-    else:
-        changed = changes.changed_since(ctx.workspace, since, dirty)
+    store.new_marker()
+    dirty = changes.dirty_files(ctx.workspace, ctx.git_as)
+    since = store.marker_ns()  # None on the first run: every uncommitted change
+    changed = dirty if since is None else changes.changed_since(ctx.workspace, since, dirty)
     matched = [hook.id for hook in file_hooks
                if changed and patterns.matching(hook.pattern or "", changed)]
 
@@ -81,7 +73,7 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         status["pendingHooks"] = pending + [h for h in matched if h not in pending]
         status["lastEvaluatedAt"] = now_iso()
     pending = store.update(mark)["pendingHooks"]
-    os.replace(next_marker, marker)  # always advanced, to when this evaluation began
+    store.advance_marker()  # always advanced, to when this evaluation began
 
     ran: list[Ran] = []
     for hook in file_hooks:
@@ -111,7 +103,6 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
 def run_file_hook(hook: Hook, files: Sequence[str], ctx: HookContext,
                   cancel: threading.Event | None = None) -> Result:
     """One file hook against ``files``, with every input the seed and DESIGN.md give it."""
-    ctx.store.prepare()  # the NUL list lives in output/
     return run_one(hook, ctx, stdin=_payload(hook, files, ctx), cancel=cancel,
                    extra_env=_env(hook, files, ctx))
 
@@ -120,18 +111,16 @@ def run_on_dirty(hook: Hook, ctx: HookContext,
                  cancel: threading.Event | None = None) -> Result:
     """A file hook outside an evaluation (a rerun): against every dirty file its pattern
     matches, as an evaluation would run it."""
-    files = patterns.matching(hook.pattern or "", changes.dirty_files(ctx.workspace))
+    files = patterns.matching(hook.pattern or "", changes.dirty_files(ctx.workspace,
+                                                                       ctx.git_as))
     return run_file_hook(hook, files, ctx, cancel)
 
 
 def _env(hook: Hook, files: Sequence[str], ctx: HookContext) -> dict[str, str]:
     """``DISCOBOT_CHANGED_FILES`` space-separated, as the seed specifies (so it breaks on
     spaces, there); ``DISCOBOT_CHANGED_FILES_LIST``: a NUL-separated file that does not."""
-    listing = os.path.join(ctx.store.output_dir, f"{hook.id}.files")
-    with open(listing, "wb") as f:
-        f.write(b"".join(os.fsencode(path) + b"\0" for path in files))
-    if ctx.store.owner is not None:
-        os.chown(listing, *ctx.store.owner)
+    listing = ctx.store.write_list(hook.id, b"".join(os.fsencode(path) + b"\0"
+                                                     for path in files))
     return {"DISCOBOT_CHANGED_FILES": " ".join(files), "DISCOBOT_CHANGED_FILES_LIST": listing}
 
 

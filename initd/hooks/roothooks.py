@@ -1,16 +1,19 @@
-"""``run_as: root`` hooks for an unprivileged hook service, from copies taken at boot.
+"""``run_as: root`` hooks of an agent that is not root, from copies taken at boot.
 
-The hook service runs as the agent user, and the agent can edit the workspace's hooks.
-Were root to run whatever "hook X" the service names, the agent could write any script
-into ``.discobot/hooks``, mark it ``run_as: root`` and have root run it. So root runs
-only what it saw at boot, before the agent started: every root session and file hook is
-copied then into a directory only root can read, and a request runs that copy (so a
-swap of the file between a check and the exec changes nothing). A hook changed since
-boot, or added since, is refused with a result that says why; the container's next
-start takes the new version, before the agent runs, as it does for session hooks.
+The agent can edit the workspace's hooks, and after boot it is hostile. Were root to run
+whatever file is there when it runs a hook, the agent could write any script into
+``.discobot/hooks``, mark it ``run_as: root`` and have root run it, or swap an approved
+file's bytes between ``--trust``'s hash and the exec. So right after discovery, before
+any hook (a user session hook included) or the agent runs, root copies every root session
+and file hook into a directory only root can read, checks that the copy says what
+discovery read, and from then on runs only those copies: blocking and background session
+hooks, and the file hooks the service asks for. ``--trust`` judges exactly the bytes
+copied. A root file hook changed since boot, or added since, is refused with a result
+that says why; the container's next start takes the new version, before the agent runs.
 
 The service names only the hook: the files a root file hook gets are worked out here,
-from git, as an evaluation does; nothing the service sends reaches root's hook.
+from git run as the agent, as an evaluation does; nothing the service sends reaches
+root's hook.
 """
 
 from __future__ import annotations
@@ -22,44 +25,62 @@ import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from initd.hooks import filehooks, runner
+from initd import agentfs
+from initd.hooks import discovery, filehooks, runner
 from initd.hooks.model import Hook
-from initd.hooks.session import HookContext, refuse, run_one
+from initd.hooks.session import ROOT_TYPES, HookContext, refuse, run_one
 
 SNAPSHOT_LIMIT = 2**20  # a hook script over 1 MiB is not copied (and not run as root)
-TYPES = ("session", "file")  # pre-commit hooks run as whoever commits
 
 
 class Snapshot(NamedTuple):
     hook: Hook  # as discovered at boot, its path pointing at the copy
     original: str  # where the hook lives in the workspace (or the image)
-    content: bytes  # what it said at boot
+    content: bytes  # what it said at boot: what runs, and what --trust judges
 
 
 class RootHooks:
     def __init__(self, hooks: Sequence[Hook]) -> None:
         self.directory = tempfile.mkdtemp(prefix="initd-root-hooks.")  # 0700, root's
+        self.place = agentfs.Place(self.directory)
         self.snapshots: dict[str, Snapshot] = {}
         self.unreadable: dict[str, tuple[Hook, str]] = {}  # not copied, and why
         for hook in hooks:
-            if hook.run_as == "root" and hook.type in TYPES:
+            if hook.run_as == "root" and hook.type in ROOT_TYPES:
                 self._take(hook)
 
     def _take(self, hook: Hook) -> None:
         try:
-            with open(hook.path, "rb") as f:
-                content = f.read(SNAPSHOT_LIMIT + 1)
+            content, info = agentfs.read_regular(hook.path, SNAPSHOT_LIMIT + 1)
         except OSError as err:
             self.unreadable[hook.id] = (hook, f"could not be read at boot ({err.strerror})")
             return
         if len(content) > SNAPSHOT_LIMIT:
             self.unreadable[hook.id] = (hook, f"is over {SNAPSHOT_LIMIT} bytes")
             return
-        copy = os.path.join(self.directory, os.path.basename(hook.path))
-        fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o700)
-        with os.fdopen(fd, "wb") as f:
-            f.write(content)
-        self.snapshots[hook.id] = Snapshot(hook._replace(path=copy), hook.path, content)
+        # The copy must say what discovery read: nothing of initd's runs yet, but a
+        # process the agent left (initd as a subreaper, in a dev container) may.
+        again = discovery.parse(hook.path, hook.source, content[:discovery.HEAD_LIMIT], info)
+        if again != hook:
+            self.unreadable[hook.id] = (hook, "changed while initd read it at boot")
+            return
+        name = os.path.basename(hook.path)
+        with self.place.open() as directory:
+            directory.write(name, content, 0o700)
+        self.snapshots[hook.id] = Snapshot(hook._replace(path=os.path.join(
+            self.directory, name)), hook.path, content)
+
+    def copy_of(self, hook: Hook) -> Snapshot | str:
+        """Root's copy of ``hook``, or why there is none (a refusal's reason)."""
+        snapshot = self.snapshots.get(hook.id)
+        if snapshot is not None and hook.path in (snapshot.original, snapshot.hook.path):
+            return snapshot
+        if hook.id in self.unreadable:
+            found, why = self.unreadable[hook.id]
+            return f"run_as: root hook {found.path} {why}, so root will not run it"
+        return (f"run_as: root hook {hook.path} was not there when initd started, so root "
+                "will not run it (root hooks are fixed at boot, before the agent runs; "
+                "restart the container to use it)")
 
     def run(self, hook_id: str, ctx: HookContext,
             cancel: threading.Event | None = None) -> runner.Result | None:
@@ -84,8 +105,7 @@ class RootHooks:
     @staticmethod
     def _changed(snapshot: Snapshot) -> str | None:
         try:
-            with open(snapshot.original, "rb") as f:
-                now = f.read(SNAPSHOT_LIMIT + 1)
+            now, _ = agentfs.read_regular(snapshot.original, SNAPSHOT_LIMIT + 1)
         except FileNotFoundError:
             return "was removed"
         except OSError as err:

@@ -166,16 +166,20 @@ def test_uninstall_without_original_removes_the_script(repo: Path, sid: str) -> 
 
 
 @pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
-def test_core_hooks_path(repo: Path, tmp_path: Path, sid: str, absolute: bool) -> None:
+def test_a_core_hooks_path_outside_the_git_dir_is_refused(repo: Path, tmp_path: Path,
+                                                          sid: str, absolute: bool) -> None:
+    """initd writes only inside the repository's real git dir (invariant 8: the agent sets
+    core.hooksPath), and says how to get the chain: unset it."""
     target = tmp_path / "shared-hooks" if absolute else repo / ".githooks"
     git(repo, "config", "core.hooksPath", str(target) if absolute else ".githooks")
-    trail = tmp_path / "trail"
-    trail_hook(repo, "10-a.sh", trail)
-    install(repo, sid)
-    assert precommit.is_managed(str(target / "pre-commit"))
+    trail_hook(repo, "10-a.sh", tmp_path / "trail")
+    out = subprocess.run([*INITD, "precommit", "install", "--workspace", str(repo),
+                          "--session-id", sid], capture_output=True, text=True)
+    assert out.returncode == 125, out.stderr
+    assert "outside the repository's git dir" in out.stderr
+    assert "git config --unset-all core.hooksPath" in out.stderr
+    assert not (target / "pre-commit").exists()
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
-    assert commit(repo).returncode == 0
-    assert trail.read_text().split() == ["10-a.sh"]
 
 
 def test_a_linked_worktree_commit_runs_the_hooks(repo: Path, tmp_path: Path, sid: str) -> None:
