@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
-from initd.errors import InitdError
+from initd.errors import InitdError, shown
 
 DEFAULT_CONFIG = "/etc/initd/initd.yaml"
 DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
@@ -107,10 +107,23 @@ def url(value: object) -> str:
 
 
 def path(value: object) -> str:
-    """A path, kept as text: pathlib would be one more import on every boot."""
+    """A path, made absolute once, here: the hook service runs from / (an isolated start,
+    invariant 8), so a relative path would name another place there. Kept as text:
+    pathlib would be one more import on every boot."""
     text = str(value)
     if not text:
         raise ValueError("expected a path")
+    return os.path.abspath(text)
+
+
+def session_ident(value: object) -> str:
+    """A session id names a directory in ~/.discobot: one plain name, never a way out."""
+    text = str(value)
+    if not (0 < len(text) <= 128 and text[0].isascii() and text[0].isalnum()
+            and all(c.isascii() and (c.isalnum() or c in "._-") for c in text)):
+        raise ValueError("expected a session id of at most 128 letters, digits, '.', '_' "
+                         "or '-', starting with a letter or digit (it names a directory in "
+                         "~/.discobot)")
     return text
 
 
@@ -149,7 +162,7 @@ OPTIONS = (
     Option("env_file", paths, (), ("INITD_ENV_FILE",)),
     Option("verbose", count, 0, ("INITD_VERBOSE",)),
     Option("log_format", log_format, "auto", ("INITD_LOG_FORMAT",)),
-    Option("session_id", optional_text, None, ("INITD_SESSION_ID", "SESSION_ID")),
+    Option("session_id", session_ident, None, ("INITD_SESSION_ID", "SESSION_ID")),
     Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
     Option("secret", names, ALWAYS_SECRET, ("INITD_SECRETS",)),
     Option("precommit", boolean, True, ("INITD_PRECOMMIT",)),
@@ -235,11 +248,14 @@ def load_env_files(files: Sequence[str], environ: MutableMapping[str, str]) -> N
 def _resolve(opt: Option, flags: argparse.Namespace, environ: Mapping[str, str],
              config: Mapping[str, Any], config_path: str) -> Any:
     given = getattr(flags, opt.name, None)
+    if isinstance(given, str):  # a verb's parser may take it as plain text: check it here
+        flag = "--" + opt.name.replace("_", "-")
+        return _parse(opt, given, f"{flag} {shown(given)}")
     if given is not None:
         return given  # argparse already parsed and checked it with the same parser
     for var in opt.env:
         if environ.get(var, "") != "":
-            return _parse(opt, environ[var], f"environment variable {var}={environ[var]!r}")
+            return _parse(opt, environ[var], f"environment variable {var}={shown(environ[var])}")
     if opt.name in config:
         return _parse(opt, config[opt.name], f"{config_path}: key {opt.name!r}")
     return opt.default
@@ -254,9 +270,9 @@ def _parse(opt: Option, raw: object, where: str) -> Any:
 
 def _config_path(flags: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, bool]:
     if getattr(flags, "config", None):
-        return str(flags.config), True
+        return os.path.abspath(str(flags.config)), True
     if environ.get("INITD_CONFIG"):
-        return environ["INITD_CONFIG"], True
+        return os.path.abspath(environ["INITD_CONFIG"]), True
     return DEFAULT_CONFIG, False
 
 

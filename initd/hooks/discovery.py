@@ -15,10 +15,14 @@ import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from initd import agentfs
+from initd.errors import shown
 from initd.hooks import frontmatter, model
 from initd.hooks.model import Hook
 
 NOTE, ERROR = "note", "error"
+HEAD_LIMIT = frontmatter.HEAD_LIMIT  # of each file: the front matter must close within it
+MAX_ENTRIES = 1000  # a hooks directory holds a few dozen files; past this it is refused
 
 
 class Problem(NamedTuple):
@@ -54,11 +58,16 @@ def discover(directories: Sequence[str]) -> Found:
     by_id: dict[str, str] = {}
     for directory in directories:
         try:
-            names = sorted(os.listdir(directory))
+            names = _names(directory)
         except FileNotFoundError:
             continue
         except OSError as err:
             problems.append(Problem(directory, f"cannot list the directory: {err.strerror}",
+                                    ERROR))
+            continue
+        if names is None:
+            problems.append(Problem(directory, f"holds over {MAX_ENTRIES} entries: not read "
+                                    "(hooks are a few files; is this the right directory?)",
                                     ERROR))
             continue
         for name in names:
@@ -70,8 +79,9 @@ def discover(directories: Sequence[str]) -> Found:
             if isinstance(found, Problem):
                 problems.append(found)
             elif found.id in by_id:
-                problems.append(Problem(found.path, f"hook id {found.id!r} is already used "
-                                        f"by {by_id[found.id]}; rename one of them", ERROR))
+                problems.append(Problem(found.path, f"hook id {shown(found.id)} is already "
+                                        f"used by {by_id[found.id]}; rename one of them",
+                                        ERROR))
             else:
                 by_id[found.id] = found.path
                 hooks.append(found)
@@ -79,24 +89,29 @@ def discover(directories: Sequence[str]) -> Found:
 
 
 def load(path: str, source: str) -> Hook | Problem:
-    """One file: a Hook, or the Problem that says why it is not one."""
+    """One file: a Hook, or the Problem that says why it is not one. Root reads these
+    at boot from the agent's workspace: links are followed (a linked hook is a hook), but
+    a FIFO or device is never opened for real (non-blocking, then fstat: no swap between
+    a look and the read), and no more than the head is read, whatever the file's size."""
     try:
-        info = os.stat(path)  # follows symlinks: a linked hook is a hook
+        head, info = agentfs.read_regular(path, HEAD_LIMIT)
+    except agentfs.Unsafe:
+        return Problem(path, "not a regular file", NOTE)
     except OSError as err:  # ELOOP for a symlink loop, ENOENT for a dangling link
-        return Problem(path, f"cannot stat: {err.strerror}", ERROR)
+        return Problem(path, f"cannot read: {err.strerror}", ERROR)
+    return parse(path, source, head, info)
+
+
+def parse(path: str, source: str, head: bytes, info: os.stat_result) -> Hook | Problem:
+    """A hook file's first bytes (and its status) as a Hook, or why they are not one."""
     if not stat.S_ISREG(info.st_mode):
         return Problem(path, "not a regular file", NOTE)
-    try:
-        with open(path, "rb") as f:
-            head = f.read(frontmatter.HEAD_LIMIT)
-    except OSError as err:
-        return Problem(path, f"cannot read: {err.strerror}", ERROR)
     text = head.decode("utf-8", errors="replace")  # binary garbage simply has no front matter
     try:
         fields = frontmatter.parse(text)
     except frontmatter.FrontMatterError as err:
         message = str(err)
-        if len(head) == frontmatter.HEAD_LIMIT and "never closed" in message:
+        if len(head) == HEAD_LIMIT and "never closed" in message:
             message += " (only a file's first 64 KiB are read for it)"
         return Problem(path, f"front matter: {message}", ERROR)
     if fields is None:
@@ -116,4 +131,16 @@ def load(path: str, source: str) -> Hook | Problem:
 
 def _label(fields: dict[str, object]) -> str:
     name = fields.get("name")
-    return f"hook {name!r}: " if isinstance(name, str) else ""
+    return f"hook {shown(name)}: " if isinstance(name, str) else ""
+
+
+def _names(directory: str) -> list[str] | None:
+    """The directory's names in order; None when there are too many to be hooks (the
+    agent may fill its workspace's hooks directory, and root reads it at boot)."""
+    names = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            names.append(entry.name)
+            if len(names) > MAX_ENTRIES:
+                return None
+    return sorted(names)

@@ -51,8 +51,10 @@ def _uncomment(line: str, prefix: str, number: int) -> str:
 def _load_yaml(text: str) -> dict[str, Any]:
     import yaml
 
+    from initd import safeyaml  # no aliases, bounded depth: root parses these at boot
+
     try:
-        data = yaml.safe_load(text)
+        data = safeyaml.load(text)
     except yaml.YAMLError as err:
         where = getattr(err, "problem_mark", None)
         problem = getattr(err, "problem", None) or "cannot be parsed"
@@ -67,4 +69,6 @@ def _load_yaml(text: str) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise FrontMatterError(f"expected 'key: value' lines, got a YAML {type(data).__name__}")
+    if not all(key is None or isinstance(key, str | int | float) for key in data):
+        raise FrontMatterError("every key must be a name (such as 'type')")
     return {str(key): value for key, value in data.items()}

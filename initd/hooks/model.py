@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any, NamedTuple
 
+from initd.errors import shown
+
 TYPES = ("session", "file", "pre-commit")
 DEFAULT_TIMEOUT = {"session": 300.0, "file": 900.0, "pre-commit": 900.0}
 EVENT_TIMEOUT = 60.0  # a hook whose type names a lifecycle event (Claude Code's, AutoAgent's)
@@ -19,6 +21,7 @@ KNOWN_KEYS = frozenset({"name", "type", "description", "run_as", "pattern", "not
 # an event hook's own fields, checked by the events engine (initd/events/dialects/discobot.py)
 EVENT_KEYS = frozenset({"block", "tool_name", "when", "on_failure", "retries",
                         "retry_delay", "on_error"})
+ID = re.compile(r"[a-z0-9_-]{1,255}")  # what hook_id makes: a plain file name, always
 SCRIPT_EXTENSIONS = (".sh", ".bash", ".zsh", ".py", ".js", ".ts", ".rb", ".pl", ".php")
 
 
@@ -67,13 +70,15 @@ def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> H
         event = events.resolve(kind)
         if event is None:
             raise HookError(f"type: expected one of {', '.join(TYPES)} or an event "
-                            f"({events.known()}), got {kind!r}")
+                            f"({events.known()}), got {shown(kind)}")
     known = KNOWN_KEYS | EVENT_KEYS if event is not None else KNOWN_KEYS
-    warnings = [f"unknown key {key!r} ignored (known: {', '.join(sorted(known))})"
+    warnings = [f"unknown key {shown(key, 40)} ignored (known: {', '.join(sorted(known))})"
                 for key in fields if key not in known]
-    run_as = _text(fields, "run_as") or "user"
-    if run_as not in ("root", "user"):
-        raise HookError(f"run_as: expected exactly 'root' or 'user', got {run_as!r}")
+    # Present means exactly one of the two: `run_as: ""`, `run_as:` (null) or `Root` is
+    # a mistake, never quietly the default (discobot's Go init ran typos as root).
+    run_as = fields.get("run_as", "user")
+    if not isinstance(run_as, str) or run_as not in ("root", "user"):
+        raise HookError(f"run_as: expected exactly 'root' or 'user', got {shown(run_as)}")
     if event is not None:
         kind = event.name
         if run_as == "root":
@@ -88,7 +93,8 @@ def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> H
         warnings.append(f"blocking: only session hooks use it; ignored on a {kind} hook")
     ident = hook_id(filename)
     if not ident:
-        raise HookError(f"file name {filename!r} leaves no usable hook id ([a-z0-9_-])")
+        raise HookError(f"file name {shown(filename)} leaves no usable hook id "
+                        "([a-z0-9_-])")
     return Hook(
         id=ident,
         name=_text(fields, "name") or filename,
@@ -114,14 +120,14 @@ def _text(fields: dict[str, Any], key: str, required: bool = False) -> str | Non
             raise HookError(f"{key}: required")
         return None
     if not isinstance(value, str):
-        raise HookError(f"{key}: expected text, got {type(value).__name__} {value!r}")
+        raise HookError(f"{key}: expected text, got {type(value).__name__} {shown(value)}")
     return value
 
 
 def _flag(fields: dict[str, Any], key: str, default: bool) -> bool:
     value = fields.get(key, default)
     if not isinstance(value, bool):
-        raise HookError(f"{key}: expected true or false, got {value!r}")
+        raise HookError(f"{key}: expected true or false, got {shown(value)}")
     return value
 
 
@@ -132,5 +138,5 @@ def _timeout(fields: dict[str, Any], kind: str) -> float:
     except OverflowError:  # an integer of 400 digits
         seconds = math.inf
     if isinstance(value, bool) or not 0 < seconds < math.inf:
-        raise HookError(f"timeout: expected a number of seconds > 0, got {repr(value)[:40]}")
+        raise HookError(f"timeout: expected a number of seconds > 0, got {shown(value, 40)}")
     return seconds

@@ -41,8 +41,6 @@ def test_defaults_for_a_session_hook() -> None:
                  {"description": "runs the linter"}, id="description"),
     pytest.param({"type": "session", "run_as": "root"}, {"run_as": "root"}, id="run-as-root"),
     pytest.param({"type": "session", "run_as": "user"}, {"run_as": "user"}, id="run-as-user"),
-    pytest.param({"type": "session", "run_as": None}, {"run_as": "user"},
-                 id="empty-run-as-is-user"),
     pytest.param({"type": "session", "notify_llm": False}, {"notify_llm": False},
                  id="notify-llm-false"),
     pytest.param({"type": "session", "notify_llm": True}, {"notify_llm": True},
@@ -77,11 +75,18 @@ def test_id_path_and_source() -> None:
 BAD = [
     pytest.param({"type": "session", "run_as": "Root"},
                  ["run_as", "exactly 'root' or 'user'", "'Root'"], id="run-as-Root"),
+    # An empty value is not "the default": the key is there, so it says something, and
+    # only the two exact words do (``run_as: ""`` used to run as the user by accident).
+    pytest.param({"type": "session", "run_as": None},
+                 ["run_as", "exactly 'root' or 'user'"], id="run-as-empty"),
+    pytest.param({"type": "session", "run_as": ""},
+                 ["run_as", "exactly 'root' or 'user'"], id="run-as-empty-text"),
     pytest.param({"type": "session", "run_as": "admin"},
                  ["run_as", "exactly 'root' or 'user'", "'admin'"], id="run-as-admin"),
     pytest.param({"type": "session", "run_as": "root "},
                  ["run_as", "exactly 'root' or 'user'"], id="run-as-root-with-space"),
-    pytest.param({"type": "session", "run_as": True}, ["run_as", "expected text", "True"],
+    pytest.param({"type": "session", "run_as": True},
+                 ["run_as", "exactly 'root' or 'user'", "True"],
                  id="run-as-yaml-boolean"),
     pytest.param({"type": "sesion"}, ["type", "session, file, pre-commit", "'sesion'"],
                  id="type-typo"),

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from initd.errors import shown
 from initd.events import conditions, model
 
 
@@ -15,21 +16,30 @@ class LoadError(ValueError):
     """A config file, or one hook in it, is wrong; the message says where and how."""
 
 
+CONFIG_LIMIT = 2**20  # a hook config is a few KiB; a bigger file is not read
+
+
 def read(path: str, fmt: str) -> Any:
     """The parsed file (``fmt``: yaml, toml or json), or None when there is none; a file
-    that does not parse is a LoadError naming it."""
+    that does not parse, is not a regular file or is over CONFIG_LIMIT is a LoadError
+    naming it. (Root reads these too, for ``initd hooks list|check|trust``: a FIFO or a
+    YAML alias bomb must cost it nothing.)"""
+    from initd import agentfs
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        raw, _ = agentfs.read_regular(path, CONFIG_LIMIT + 1)
+        text = raw.decode("utf-8")
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, UnicodeDecodeError) as err:
         raise LoadError(f"{path}: cannot read: {err}") from None
+    if len(raw) > CONFIG_LIMIT:
+        raise LoadError(f"{path}: over {CONFIG_LIMIT} bytes: not read")
     try:
         if fmt == "yaml":
-            import yaml
+            from initd import safeyaml
 
-            return yaml.safe_load(text)
+            return safeyaml.load(text)
         if fmt == "toml":
             import tomllib
 
@@ -53,6 +63,16 @@ class Fields:
 
     def error(self, name: str, message: str) -> LoadError:
         return LoadError(f"{self.source}: {self.key}.{name}: {message}")
+
+    def command(self, name: str) -> str:
+        """A shell command whose placeholders can all be filled (templates.check)."""
+        from initd.events import templates
+
+        command: str = self.text(name, required=True)
+        problem = templates.check(command)
+        if problem is not None:
+            raise self.error(name, problem)
+        return command
 
     def get(self, name: str) -> Any:
         self.used.add(name)
@@ -128,7 +148,7 @@ class Fields:
 
     def unknown(self) -> tuple[str, ...]:
         """Warnings for fields nobody asked for (a typo, usually)."""
-        return tuple(f"{self.key}: unknown key {name!r} ignored" for name in self.data
+        return tuple(f"{self.key}: unknown key {shown(name, 40)} ignored" for name in self.data
                      if name not in self.used)
 
 
@@ -142,8 +162,7 @@ def event_of(name: object, source: str, key: str) -> model.Event:
 
 
 def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(value, 57)
 
 
 class Collected:
