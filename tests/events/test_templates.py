@@ -111,3 +111,45 @@ def test_a_body_keeps_its_shape_and_json_escapes_values() -> None:
     assert json.loads(json.dumps(done)) == {
         "text": 'Pipeline s1 failed: quote " and } brace',
         "actions": [{"label": "Approve", "callback": "http://cb?action=approve"}], "n": 3}
+
+
+# Comments and here-documents: a quote there opens nothing, so it must not change how a
+# later placeholder is quoted; inside an expanding here-document the value arrives as is.
+AFTER_ODD_TEXT = [
+    "# it's a comment\nprintf %s {{x}}",
+    "# say \"hi\nprintf %s {{x}}",
+    "true # it's\nprintf %s \"{{x}}\"",
+    "cat <<EOF >/dev/null\nit's \"odd\nEOF\nprintf %s {{x}}",
+    "cat <<-'EOF' >/dev/null\n\tit's\n\tEOF\nprintf %s '{{x}}'",
+    "cat <<\"EOF\" >/dev/null; printf %s {{x}}\nsay \"hi\nEOF",
+    "cat <<EOF\n{{x}}\nEOF",
+    "cat <<EOF\n\"{{x}}\"\nEOF",
+    "cat <<EOF\n'{{x}}'\nEOF",
+    "cat <<EOF\n$(printf %s \"{{x}}\")\nEOF",
+    "cat <<A <<B\nit's\nA\n{{x}}\nB",
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize("command", AFTER_ODD_TEXT)
+def test_comments_and_here_documents_keep_the_quoting_right(command: str, value: str,
+                                                            tmp_path: Path) -> None:
+    got = sh(command, {"x": value}, tmp_path)
+    assert not list(tmp_path.iterdir())  # no CANARY
+    if "<<EOF\n" in command or "<<A" in command:  # cat adds the line's quotes and newline
+        quotes = command.split("\n")[1].replace("{{x}}", "")[:1]
+        if "$(" in command or "<<A" in command:  # (cat reads the last here-document)
+            quotes = ""
+        assert got == f"{quotes}{value}{quotes}\n"
+    else:
+        assert got == value
+
+
+def test_a_comment_holds_a_harmless_reference() -> None:
+    rendered, _, _ = templates.shell("true # {{x}}", lookup_from({"x": "$(evil)"}))
+    assert "evil" not in rendered
+
+
+def test_a_placeholder_in_a_quoted_here_document_is_refused() -> None:
+    with pytest.raises(templates.TemplateError, match="quoted delimiter"):
+        templates.shell("cat <<'EOF'\n{{x}}\nEOF", lookup_from({"x": "v"}))

@@ -32,16 +32,19 @@ class Call(NamedTuple):
 
     def lookup(self, kind: str, name: str) -> Any:
         """A placeholder's value: ``{{name}}`` from the payload (or the table, in lower
-        case), ``${NAME}`` from the table (or initd's environment), ``{file}`` the file."""
+        case), ``${NAME}`` from initd's own table, then initd's environment, then the
+        payload's names (so a payload cannot aim ``${SLACK_WEBHOOK}`` elsewhere),
+        ``{file}`` the file."""
         if kind == "{}":
             return self.payload.get("file", templates.MISSING)
         if kind == "{{}}":
             if name in self.payload:
                 return self.payload[name]
             return self.variables.get(name.upper(), templates.MISSING)
-        if name in self.variables:
-            return self.variables[name]
-        return self.env.get(name, templates.MISSING)
+        if name in self.variables and (name not in self.env or self.env[name]
+                                       == templates.text(self.variables[name])):
+            return self.variables[name]  # (typed, for conditions) unless initd's env won
+        return self.env.get(name, templates.MISSING)  # the environment beats the payload
 
 
     def value(self, name: str) -> Any:

@@ -16,7 +16,10 @@ from initd.hooks import runner
 
 
 def shell(call: Call) -> ActionResult:
-    rendered, refs, unknown = templates.shell(call.hook.spec["command"], call.lookup)
+    try:
+        rendered, refs, unknown = templates.shell(call.hook.spec["command"], call.lookup)
+    except templates.TemplateError as err:  # (loaders refuse these: a hook made in code)
+        return ActionResult("error", error=str(err))
     return run_process(call, ["sh", "-c", rendered], refs, tuple(unknown))
 
 

@@ -37,7 +37,7 @@ def _hook(event: str, entry: object, path: str, key: str) -> EventHook:
     if isinstance(entry, str):
         entry = {"command": entry}
     f = Fields(entry, path, key)
-    command = f.text("command", required=True)
+    command = f.command("command")
     return EventHook(
         event=event, action="shell", dialect="iteratr", source=path, key=key,
         label=command, spec={"command": command},

@@ -45,7 +45,7 @@ def _hook(entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
     if kind != "command":
         raise f.error("type", f"only 'command' hooks run (nyzhi reserves {kind!r}), got "
                       f"{kind!r}")
-    command = f.text("command", required=True)
+    command = f.command("command")
     block = f.flag("block", False)
     if block and not event.blockable:
         raise f.error("block", f"{event.name} cannot be blocked (only "

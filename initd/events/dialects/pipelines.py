@@ -90,7 +90,7 @@ def _action(event: str, data: object, path: str, key: str, stage: str | None,
         retries=int(f.number("retries", defaults["retries"], positive=False, whole=True)),
         retry_delay=f.number("retry_delay", 5.0, positive=False), workspace=in_workspace)
     if kind == "shell":
-        command = f.text("command", required=True)
+        command = f.command("command")
         return EventHook(action="shell", label=command, spec={"command": command},
                          warnings=f.unknown(), **common)
     if kind == "spawn":
