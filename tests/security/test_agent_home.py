@@ -29,15 +29,20 @@ def state(agent: Agent, sid: str) -> Path:
     return agent.state / sid / "hooks"
 
 
-@pytest.mark.parametrize("planted", ["output", ".status.json.lock", "status.json"])
+@pytest.mark.parametrize("planted", ["output", ".status.json.lock", "status.json",
+                                     "status.json.corrupt", "output/20-root.log"])
 def test_a_link_planted_in_the_state_dir_before_boot_gives_the_agent_nothing(
         boot, agent: Agent, ws: Path, sid: str, canary: Canary, planted: str) -> None:
-    """A home on a volume keeps what the agent planted last time: boot must not follow it."""
+    """A home on a volume keeps what the agent planted last time: boot must not follow it.
+    (``status.json.corrupt``: where root moves a status.json that is not JSON, which the
+    agent provides too.)"""
     session_hooks(ws, agent)
-    target = {"output": canary.sub, ".status.json.lock": canary.secret,
-              "status.json": canary.secret}[planted]
-    as_agent(agent, f"mkdir -p {state(agent, sid)} && ln -s {target} "
+    target = canary.sub if planted == "output" else canary.secret
+    as_agent(agent, f"mkdir -p {state(agent, sid)}/output && "
+                    f"rm -rf {state(agent, sid)}/{planted} && ln -s {target} "
                     f"{state(agent, sid)}/{planted}")
+    if planted == "status.json.corrupt":
+        as_agent(agent, f"echo 'not json' > {state(agent, sid)}/status.json")
     init = boot("true")
     assert init.wait() == 0, init.stderr
     assert canary.changes() == []
