@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from initd.agentfs import Unsafe
 from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
 from initd.service.core import Busy, HookService, hook_view
@@ -58,6 +59,8 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
             status, body = err.status, {"error": str(err)}
         except NotARepository as err:  # the workspace, not the request or initd
             status, body = 422, {"error": str(err)}
+        except Unsafe as err:  # the hooks' state is a link, a FIFO...: the home, not initd
+            status, body = 422, {"error": f"the hooks' state cannot be used: {err}"}
         except Exception as err:  # a bug must still answer in JSON, and say what broke
             status, body = 500, {"error": f"internal error: {type(err).__name__}: {err}"}
         payload = json.dumps(body).encode()

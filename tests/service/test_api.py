@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.hooks.support import forget_session, git_repo
+from tests.hooks.support import ROOT_HOME, forget_session, git_repo
 from tests.hooks.test_filehooks import checker, settle
 from tests.hooks.test_session import add_hook
 from tests.service.support import call, start
@@ -130,6 +130,30 @@ def test_rerun_runs_one_hook(service: str, repo: Path) -> None:
     (repo / "x.a").write_text("BAD\n")
     code, answer = call(service, "POST", "/v1/hooks/10-a/rerun")
     assert (code, answer["success"], answer["exitCode"]) == (200, False, 1)
+
+
+def test_a_state_dir_made_a_link_is_a_plain_422_never_followed(repo: Path,
+                                                               tmp_path: Path) -> None:
+    """The agent may turn its own state's output/ into a link: the service (as the agent,
+    or root for a root hook) follows nothing, and the API says why, not "internal error"."""
+    sid, sock = f"api-{uuid.uuid4().hex[:8]}", str(tmp_path / "initd.sock")
+    checker(repo, "10-a.sh", "*.a", "BAD", name="Hook-A")
+    output = Path(ROOT_HOME, ".discobot", sid, "hooks", "output")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    output.parent.mkdir(parents=True)
+    os.symlink(elsewhere, output)
+    proc = start(sock, str(repo), sid)
+    try:
+        (repo / "x.a").write_text("BAD\n")
+        code, answer = call(sock, "POST", "/v1/hooks/10-a/rerun")
+        assert code == 422, answer
+        assert "symbolic link" in answer["error"] and "internal error" not in answer["error"]
+        assert list(elsewhere.iterdir()) == []
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        forget_session(sid)
 
 
 def test_socket_is_0660_and_others_cannot_connect(service: str) -> None:
