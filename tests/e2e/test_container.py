@@ -208,3 +208,41 @@ def test_the_kubernetes_probes_answer_as_the_manifest_expects(run) -> None:  # t
                   what="the service")
     not_ready = waiting.exec(*probes["readinessProbe"])
     assert not_ready.returncode == 1 and "ready once port 9999 answers" in not_ready.stderr
+
+
+# What README's "Security model" says initd needs: nothing beyond these six.
+CAPABILITIES = "CHOWN,DAC_OVERRIDE,FOWNER,KILL,SETUID,SETGID"
+
+
+def test_the_listed_capabilities_are_all_initd_needs(run) -> None:  # type: ignore[no-untyped-def]
+    c = run("--cap-drop", "all", "--cap-add", CAPABILITIES, cmd=API)
+    c.ready()
+    status = json.loads(c.exec("cat", f"{HOME}/status.json").stdout)["hooks"]
+    assert status["10-system-deps"]["lastResult"] == "success"  # a root hook
+    assert status["20-dev-env"]["lastResult"] == "success"  # dropped to the agent
+    owners = c.exec("stat", "-c", "%u", f"{HOME}/status.json", f"{HOME}/output").stdout
+    assert owners.split() == ["1000", "1000"]  # what root made there is the agent's
+    c.exec("sh", "-c", "printf 'print(1\\n' > bad.py", user="agent")
+    assert c.exec("initd", "turn").returncode == 2  # the service, the re-prompt
+    assert podman("stop", "-t", "20", c.name, timeout=60).returncode == 0
+    assert c.exit_code() == 143
+
+
+def test_a_link_the_agent_plants_in_its_state_gives_it_nothing(run) -> None:  # type: ignore[no-untyped-def]
+    """The attack of tests/security, in the real image: the agent makes its state's
+    output directory a link to /etc and kills its own hook service, so that root
+    recovers and runs its root hooks again; /etc stays root's, untouched."""
+    c = run(cmd=API)
+    c.ready()
+    before = c.exec("sh", "-c", "ls -ln /etc | md5sum; stat -c %u:%a /etc /etc/shadow").stdout
+    attack = c.exec("sh", "-c", f"rm -rf {HOME}/output && ln -s /etc {HOME}/output && "
+                    "pkill -KILL -f 'm initd servic[e]'; sleep 3; echo x >> /workspace/x.py; "
+                    "initd hooks rerun 70-index; initd turn; true", user="agent", timeout=60)
+    assert attack.returncode == 0, attack.stderr
+    # the agent's own requests are refused, plainly, and nothing of root's changed
+    assert "internal error" not in attack.stdout + attack.stderr
+    assert "is a symbolic link" in attack.stdout + attack.stderr
+    c.until(lambda: c.exec("initd", "health").returncode == 0, what="the service back")
+    after = c.exec("sh", "-c", "ls -ln /etc | md5sum; stat -c %u:%a /etc /etc/shadow").stdout
+    assert after == before
+    assert c.exec("test", "-O", "/etc/shadow", user="agent").returncode != 0
