@@ -65,7 +65,12 @@ class Place(NamedTuple):
         """The directory, held open; ``create`` makes what is missing (given to the
         owner). FileNotFoundError when it is missing and not ``create``; Unsafe when
         a component is a link or not a directory."""
-        fd = _open_base(self.base, create, self.owner)
+        # A base given with base_uid is one the agent may name (a worktree's git dir):
+        # opened without following a link there, never made, its owner checked before
+        # anything is done in it. Any other base is trusted (root's, or the agent's home
+        # as passwd says, in root's /home): made when missing.
+        fd = _open_base(self.base, create and self.base_uid is None, self.owner,
+                        follow=self.base_uid is None)
         try:
             info = os.fstat(fd)
             if self.base_uid is not None and info.st_uid != self.base_uid:
@@ -167,16 +172,21 @@ class Dir:
         """``data`` at the end of ``name`` in one write (O_APPEND: lines of two writers
         never mix), made if missing; never through a link, never into someone else's."""
         _check_name(name)
-        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
-                     | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=self.fd)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
+            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, mode, dir_fd=self.fd)
+            made = True
+        except FileExistsError:
+            fd = os.open(name, flags, dir_fd=self.fd)  # a link there: ELOOP, refused
+            made = False
+        try:
+            if made:
+                self._give(fd)  # made just now, by us: the owner's
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or (
                     self.owner is not None and info.st_uid != self.owner[0]):
                 raise Unsafe(errno.EPERM, f"{self.where(name)}: not a regular file of the "
                                           "owner's: not written")
-            if info.st_size == 0:
-                self._give(fd)  # made just now (or empty): the owner's
             os.write(fd, data)
         finally:
             os.close(fd)
@@ -198,8 +208,8 @@ class Dir:
         tmp = f".{name}.{secrets.token_hex(8)}"
         os.symlink(target, tmp, dir_fd=self.fd)
         try:
-            if self.owner is not None and os.geteuid() == 0:
-                os.chown(tmp, *self.owner, dir_fd=self.fd, follow_symlinks=False)
+            # No chown of the link: by name it could be what the owner renamed over it.
+            # A root-owned link in the owner's directory is still the owner's to remove.
             self.rename(tmp, name)
         except BaseException:
             self.remove(tmp)
@@ -314,12 +324,18 @@ def _read_limited(fd: int, limit: int, where: str, whole: bool = True) -> bytes:
     return data
 
 
-def _open_base(base: str, create: bool, owner: Owner | None) -> int:
+def _open_base(base: str, create: bool, owner: Owner | None, follow: bool = True) -> int:
     try:
-        return os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        return os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+                       | (0 if follow else os.O_NOFOLLOW))
     except FileNotFoundError:
         if not create:
             raise
+    except OSError as err:
+        if not follow and err.errno in LINKS:
+            raise Unsafe(err.errno, f"{base} is a symbolic link or not a directory: not "
+                                    "followed") from None
+        raise
     os.makedirs(base, 0o755, exist_ok=True)  # its parents are trusted: root's, or ours
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     if owner is not None and os.geteuid() == 0 and os.fstat(fd).st_uid == 0:

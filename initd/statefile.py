@@ -13,9 +13,11 @@ a FIFO, a hard link to another's file, a huge file) is unlinked. Both read as em
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +25,7 @@ from initd.agentfs import Dir, Place, Unsafe
 
 Data = dict[str, Any]
 LIMIT = 2**20  # a state file of initd's is a few KiB; past this it is not ours
+LOCK_WAIT = 10.0  # seconds; writers hold the lock for milliseconds
 
 
 class StateFile:
@@ -60,7 +63,7 @@ class StateFile:
         with self.place.open(create=True) as directory:
             fd = directory.lock(self.lock_name)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock(fd)
                 data = self._read(directory)
                 if clean is not None:
                     data = clean(data)
@@ -69,6 +72,25 @@ class StateFile:
                 return data
             finally:
                 os.close(fd)  # closing drops the lock
+
+    def _lock(self, fd: int) -> None:
+        """The exclusive lock, waited for at most LOCK_WAIT: the lock file may be the
+        agent's, and a process of the agent's holding it for good must not wedge root's
+        writer (a background hook, a root-hook request) or its shutdown (invariant 8).
+        A writer that gives up writes nothing and says why; the next one tries again."""
+        deadline = time.monotonic() + LOCK_WAIT
+        pause = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise Unsafe(errno.EAGAIN, f"{os.path.join(self.place.path, self.lock_name)}"
+                                 f": held by another process for over {LOCK_WAIT:g}s: "
+                                 "not written") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
 
     def write(self, data: Data) -> None:
         """Replace the file (call under the lock, or for a file only one process writes)."""

@@ -26,17 +26,63 @@ def git_env(account: Account | None = None) -> dict[str, str]:
     return env
 
 
+OUTPUT_LIMIT = 64 * 2**20  # of git's stdout: a workspace's changed names, with room
+
+
 def run_git(args: Sequence[str], account: Account | None = None, timeout: float = 120,
-            check: bool = False) -> subprocess.CompletedProcess[bytes]:
+            check: bool = False, limit: int = OUTPUT_LIMIT,
+            ) -> subprocess.CompletedProcess[bytes]:
     """``git ARGS`` as ``account`` when root acts for it: whatever the agent's repository
     or ~/.gitconfig configures (core.fsmonitor, filters, hooks, includes) then runs as
-    the agent, never as root (invariant 8). None: as this process's own user."""
+    the agent, never as root (invariant 8). None: as this process's own user. At most
+    ``limit`` bytes of output are held (a million untracked files with long names must
+    not cost root gigabytes): past that, git is stopped and OSError says so."""
     drop = account is not None and account.uid != os.geteuid()
-    return subprocess.run(["git", *args], capture_output=True, env=git_env(account),
-                          stdin=subprocess.DEVNULL, timeout=timeout, cwd="/", check=check,
+    argv = ["git", *args]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env=git_env(account), stdin=subprocess.DEVNULL, cwd="/",
                           user=account.uid if drop and account else None,
                           group=account.gid if drop and account else None,
-                          extra_groups=list(account.groups) if drop and account else None)
+                          extra_groups=list(account.groups) if drop and account else None,
+                          ) as child:
+        try:
+            out, err = _read_capped(child, limit, timeout, " ".join(args[-3:]))
+        except BaseException:
+            child.kill()
+            raise
+        code = child.wait()
+    done = subprocess.CompletedProcess(argv, code, out, err)
+    if check:
+        done.check_returncode()
+    return done
+
+
+def _read_capped(child: subprocess.Popen[bytes], limit: int, timeout: float,
+                 what: str) -> tuple[bytes, bytes]:
+    import selectors
+    import time
+
+    assert child.stdout is not None and child.stderr is not None
+    deadline = time.monotonic() + timeout
+    got: dict[int, list[bytes]] = {child.stdout.fileno(): [], child.stderr.fileno(): []}
+    size = 0
+    with selectors.DefaultSelector() as selector:
+        for pipe in (child.stdout, child.stderr):
+            selector.register(pipe.fileno(), selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(child.args, timeout)
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    selector.unregister(key.fd)
+                    continue
+                got[key.fd].append(chunk)
+                size += len(chunk)
+                if size > limit:
+                    raise OSError(f"git …{what}: over {limit} bytes of output: stopped")
+    return b"".join(got[child.stdout.fileno()]), b"".join(got[child.stderr.fileno()])
 
 
 def git(workspace: str, *args: str, account: Account | None = None,

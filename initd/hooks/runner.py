@@ -94,7 +94,11 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         code = err.exit_code if isinstance(err, proc.ExecFailed) else 126
         return _result(code, None, False, False, started, out, str(err))
     if on_start is not None:
-        on_start(child)
+        try:
+            on_start(child)
+        except BaseException:
+            proc.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
+            raise
     assert child.popen.stdout is not None
     timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add},
                                  started + timeout, grace, cancel)
@@ -196,7 +200,11 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
     except InitdError as error:
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     if on_start is not None:
-        on_start(child)
+        try:
+            on_start(child)
+        except BaseException:
+            proc.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
+            raise
     assert child.popen.stdout is not None and child.popen.stderr is not None
     timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add,
                                                 child.popen.stderr.fileno(): err.add},

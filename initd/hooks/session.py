@@ -114,8 +114,10 @@ def recover_interrupted(ctx: HookContext, gone: Callable[[dict[str, Any]], bool]
     recovered: list[str] = []
     try:
         entries = ctx.store.recover(runner_gone=gone)
-    except OSError as err:  # a link planted on the way, a full disk: the hooks still run
-        ctx.log.warning("hook status not recovered", status=ctx.store.path, error=str(err))
+    except Exception as err:  # a link planted on the way, a full disk, a bug of ours in
+        # reading what the agent wrote: the hooks and the agent still run (invariant 7)
+        ctx.log.warning("hook status not recovered", status=ctx.store.path,
+                        error=f"{type(err).__name__}: {err}")
         return recovered
     for entry in entries:
         pgid, hook_id = entry.get("pgid"), entry.get("hookId")
@@ -177,7 +179,7 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         cwd=ctx.workspace, account=account_for(hook, ctx), timeout=hook.timeout, log=out,
         log_path=log_path, stdin=stdin, grace=ctx.grace,
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
-        cancel=cancel, on_start=lambda child: ctx.store.started(hook, child.pgid))
+        cancel=cancel, on_start=lambda child: _record_start(ctx, hook, child, log))
     ctx.store.finished(hook, result)
     if result.ok:
         log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
@@ -189,6 +191,15 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
                     log=result.output_path, error=result.exec_error,
                     output_tail=_tail(result))
     return result
+
+
+def _record_start(ctx: HookContext, hook: Hook, child: proc.Child, log: Logger) -> None:
+    """``running`` in status.json; a state the agent broke (a link swapped in, its lock
+    held) costs that record and a line, never the supervision of a running hook."""
+    try:
+        ctx.store.started(hook, child.pgid)
+    except OSError as err:
+        log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
 
 
 def refuse(hook: Hook, ctx: HookContext, reason: str) -> runner.Result:

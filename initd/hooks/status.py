@@ -39,9 +39,15 @@ def empty() -> Status:
     return {"version": VERSION, "hooks": {}, "pendingHooks": [], "lastEvaluatedAt": None}
 
 
+TEXTS = ("hookId", "hookName", "type", "lastRunAt", "lastResult", "outputPath", "startedAt")
+NUMBERS = ("lastExitCode", "runner", "runnerStart", "pgid", "pgidStart", "pid")
+
+
 def clean(data: Status) -> Status:
     """What was read, made to fit the schema: entries that are not objects dropped,
-    counters that are not whole numbers reset, pending hooks that are not names dropped."""
+    counters that are not whole numbers reset, every other field of the wrong type null
+    (``"type": ["a"]`` once stopped a boot: unhashable), pending hooks that are not
+    names dropped."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return empty()
@@ -50,9 +56,14 @@ def clean(data: Status) -> Status:
         if not isinstance(entry, dict):
             continue
         for key in COUNTERS:
-            value = entry.get(key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not _whole(entry.get(key)) or entry[key] < 0:
                 entry[key] = 0
+        for key in TEXTS:
+            if not isinstance(entry.get(key, ""), str):
+                entry[key] = None
+        for key in NUMBERS:
+            if key in entry and entry[key] is not None and not _whole(entry[key]):
+                entry[key] = None
         entries[hook_id] = entry
     pending = data.get("pendingHooks")
     last = data.get("lastEvaluatedAt")
@@ -60,6 +71,10 @@ def clean(data: Status) -> Status:
             "pendingHooks": [h for h in pending if isinstance(h, str)]
             if isinstance(pending, list) else [],
             "lastEvaluatedAt": last if isinstance(last, str) else None}
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class StatusStore:

@@ -363,3 +363,14 @@ def test_directory_replaced_by_a_file(repo: Path) -> None:
     listed = dirty(repo)
     assert listed == ["d", "d/c.txt"]
     assert changes.changed_since(str(repo), MARKER, listed) == ["d", "d/c.txt"]
+
+
+def test_gits_output_is_capped_not_held_whole(repo: Path) -> None:
+    """Root asks git (as the agent) for a root file hook's files: a workspace of a
+    million long names must not cost root gigabytes. Past the cap, git is stopped."""
+    for n in range(200):
+        (repo / f"{'x' * 100}-{n}").write_text("")
+    whole = changes.git(str(repo), "ls-files", "-z", "--others")
+    assert whole.returncode == 0 and len(whole.stdout) > 20_000
+    with pytest.raises(OSError, match="over 10000 bytes of output"):
+        changes.run_git(["-C", str(repo), "ls-files", "-z", "--others"], limit=10_000)

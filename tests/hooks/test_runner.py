@@ -483,3 +483,17 @@ def test_the_log_belongs_to_the_owner_on_exec_failure_too(tmp_path: Path) -> Non
     assert result.exit_code == 127
     st = path.stat()
     assert (st.st_uid, st.st_gid) == (NOBODY, NOBODY)
+
+
+def test_a_failing_on_start_never_leaves_the_hook_unsupervised(tmp_path: Path) -> None:
+    """on_start records the hook as running (in a state the agent may have broken): if
+    it raises, the hook it was told about is stopped before the error goes on."""
+    seen: list[int] = []
+
+    def broken(child: Any) -> None:
+        seen.append(child.pid)
+        raise OSError("status.json: a symbolic link: not written")
+
+    with pytest.raises(OSError, match="symbolic link"):
+        run(tmp_path, hook(tmp_path, "sleep 1000\n"), on_start=broken)
+    assert seen and not psutil.pid_exists(seen[0])

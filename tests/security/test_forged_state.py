@@ -63,7 +63,13 @@ def test_a_forged_process_group_in_status_json_is_never_signalled_by_root(
 BIG = 100 * 2**20
 
 
-@pytest.mark.parametrize("garbage", ["nested", "huge", "fifo"])
+WRONG_TYPES = {"version": 1, "pendingHooks": [{"x": 1}], "hooks": {
+    "x": {"lastResult": "running", "type": ["a"], "runner": "me", "pgid": {"a": 1},
+          "hookId": 7, "runCount": True, "runnerStart": [1]},
+    "y": {"lastResult": {"b": 2}, "type": "file"}}}
+
+
+@pytest.mark.parametrize("garbage", ["nested", "huge", "fifo", "wrong types"])
 def test_a_hostile_status_json_neither_crashes_hangs_nor_bloats_boot(
         boot, agent: Agent, ws: Path, sid: str, garbage: str) -> None:
     store = agent.state / sid / "hooks"
@@ -76,6 +82,8 @@ def test_a_hostile_status_json_neither_crashes_hangs_nor_bloats_boot(
         with open(path, "wb") as f:
             if garbage == "nested":
                 f.write(b"[" * 200_000 + b"]" * 200_000)
+            elif garbage == "wrong types":  # ["a"] as a type once stopped every boot
+                f.write(json.dumps(WRONG_TYPES).encode())
             else:
                 f.write(b'{"hooks": {}, "pad": "' + b" " * BIG + b'"}')
         os.chown(path, agent.uid, agent.gid)
@@ -89,3 +97,34 @@ def test_a_hostile_status_json_neither_crashes_hangs_nor_bloats_boot(
     status = json.loads(path.read_text()) if path.is_file() and not path.is_symlink() \
         else None
     assert status is not None and status["hooks"]["10-user"]["lastResult"] == "success"
+
+
+HOLD = """
+    import fcntl, os, sys, time
+    path = sys.argv[1]
+    if os.fork() == 0:  # a daemon of the agent's, in a session of its own, holds the lock
+        os.setsid()
+        fd = os.open(path, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        time.sleep(1000)
+    time.sleep(3)  # (the background root hook starts after 1 s, and waits for the lock)
+    print("agent done", flush=True)
+"""
+
+
+def test_a_lock_the_agent_holds_never_wedges_root_or_its_shutdown(
+        boot, agent: Agent, ws: Path, sid: str) -> None:
+    """The agent holds status.json's lock for good: root's background hook records
+    nothing after LOCK_WAIT (10 s), and initd still stops, with the agent's code."""
+    store = agent.state / sid / "hooks"
+    hooks = ws / ".discobot" / "hooks"
+    hook(hooks, "10-wait.sh", "sleep 1", owner=agent, type="session", blocking=False)
+    hook(hooks, "20-root.sh", "echo root", owner=agent, type="session", run_as="root",
+         blocking=False)
+    as_agent(agent, f"mkdir -p {store} && touch {store}/.status.json.lock")
+    started = time.monotonic()
+    init = boot(sys.executable, agent_script(HOLD), str(store / ".status.json.lock"))
+    assert init.wait(timeout=60) == 0, init.stderr[-3000:]
+    assert init.stdout_lines == ["agent done"]
+    assert time.monotonic() - started < 40
+    assert "held by another process" in init.stderr
