@@ -9,9 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.harness import Initd
-
-AGENT = "initd-test-agent"
-AGENT_GROUP = "initd-test-extra"
+from tests.support.users import AGENT, AGENT_GROUP
 
 
 @pytest.fixture
@@ -34,8 +32,6 @@ def agent_user() -> Iterator[pwd.struct_passwd]:
     """A real user made for the tests (useradd), in one extra group; removed afterwards."""
     if os.geteuid() != 0:
         pytest.skip("creating users needs root")  # CI runs as root; this is for laptops
-    subprocess.run(["userdel", "-r", AGENT], capture_output=True)
-    subprocess.run(["groupdel", AGENT_GROUP], capture_output=True)
     subprocess.run(["groupadd", AGENT_GROUP], check=True)
     subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh",
                     "--groups", AGENT_GROUP, AGENT], check=True)

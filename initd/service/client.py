@@ -45,5 +45,8 @@ def call(method: str, path: str, body: Any = None, sock: str | None = None,
     except PermissionError:
         raise InitdError(f"{where}: permission denied (the socket is for root and the "
                          "agent user's group)") from None
+    except http.client.HTTPException as err:  # (an IncompleteRead: it died mid-answer)
+        raise InitdError(f"the hook service at {where} stopped in the middle of its answer "
+                         f"({type(err).__name__}); it restarts by itself: ask again") from None
     finally:
         conn.close()

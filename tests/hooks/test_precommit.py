@@ -20,6 +20,7 @@ from initd.hooks import precommit
 from tests.hooks.support import GIT_ENV, ROOT_HOME, git, git_repo
 from tests.hooks.test_session import add_hook
 from tests.support.harness import run
+from tests.support.users import AGENT
 
 INITD = [sys.executable, "-m", "initd"]
 
@@ -30,7 +31,7 @@ def sid() -> Iterator[str]:
     session = f"pc-{uuid.uuid4().hex[:8]}"
     yield session
     for home in {ROOT_HOME, *(p.pw_dir for p in pwd.getpwall()
-                              if p.pw_name == "initd-test-agent")}:
+                              if p.pw_name == AGENT)}:
         shutil.rmtree(os.path.join(home, ".discobot", session), ignore_errors=True)
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from tests.hooks.support import ROOT_HOME
 from tests.support.harness import Initd, run, wait_for
+from tests.support.users import AGENT
 
 # The status store lives in the real home of the hooks' user (~/.discobot/<session>):
 # every session id a test here uses is cleared before and after it, so runs never mix.
@@ -29,7 +30,7 @@ def clean_sessions() -> Iterator[None]:
     def clear() -> None:
         homes = {ROOT_HOME}
         try:
-            homes.add(pwd.getpwnam("initd-test-agent").pw_dir)
+            homes.add(pwd.getpwnam(AGENT).pw_dir)
         except KeyError:
             pass
         for home in homes:

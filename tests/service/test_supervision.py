@@ -28,6 +28,7 @@ from tests.service.support import call
 from tests.service.test_api import verb
 from tests.service.test_supervised import service_process
 from tests.support.harness import Initd, proc_status, run, wait_for
+from tests.support.users import AGENT as AGENT_USER
 
 PY = sys.executable
 
@@ -44,7 +45,7 @@ def ws() -> Iterator[tuple[Path, str]]:
     yield path, sid
     forget_session(sid, *_agent_home())
     for home in _agent_home():  # boot with --user trusted this path for the agent's git
-        subprocess.run(["runuser", "-u", "initd-test-agent", "--", "git", "config", "--file",
+        subprocess.run(["runuser", "-u", AGENT_USER, "--", "git", "config", "--file",
                         f"{home}/.gitconfig", "--unset-all", "safe.directory", f"^{path}$"],
                        capture_output=True)
     shutil.rmtree(path, ignore_errors=True)
@@ -52,7 +53,7 @@ def ws() -> Iterator[tuple[Path, str]]:
 
 def _agent_home() -> list[str]:
     try:
-        return [pwd.getpwnam("initd-test-agent").pw_dir]
+        return [pwd.getpwnam(AGENT_USER).pw_dir]
     except KeyError:
         return []
 

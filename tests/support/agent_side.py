@@ -10,6 +10,7 @@ import socket
 import time
 from typing import Any
 
+from initd.errors import InitdError
 from initd.service import client
 
 PIDFD_GETFD = 438  # x86_64 and arm64 alike
@@ -28,8 +29,8 @@ def service_pid(timeout: float = 20, not_pid: int | None = None) -> int:
             pid = health["service"]["pid"]
             if code == 200 and pid != not_pid:
                 return int(pid)
-        except (OSError, KeyError, TypeError, ValueError):
-            pass
+        except (OSError, InitdError, KeyError, TypeError, ValueError):
+            pass  # (InitdError: say, the service killed in the middle of its answer)
         if time.monotonic() > deadline:
             raise SystemExit("no hook service answered")
         time.sleep(0.05)
@@ -41,7 +42,7 @@ def ready(timeout: float = 20) -> bool:
         try:
             if call("GET", "/v1/ready", timeout=2)[0] == 200:
                 return True
-        except OSError:
+        except (OSError, InitdError):
             pass
         time.sleep(0.05)
     return False
