@@ -60,6 +60,9 @@ def parser() -> Parser:
         "(INITD_USER, AGENT_USER; default: the invoking user)")
     add("--grace", metavar="SECONDS", type=typed(settings.seconds),
         help="time between the stop signal and SIGKILL (INITD_GRACE; default 8)")
+    add("--stop-signal", metavar="SIG", type=typed(settings.stop_signal),
+        help="the signal that stops CMD: passed on, then --grace, then SIGKILL; every "
+             "other signal is only passed on (INITD_STOP_SIGNAL; default TERM)")
     add("--remap-exit", metavar="FROM:TO", action="append", type=typed(settings.remap),
         help="report exit code FROM as TO, like tini -e; repeatable (INITD_REMAP_EXIT)")
     add("--restart", metavar="POLICY", type=typed(settings.restart),

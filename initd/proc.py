@@ -19,7 +19,7 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, NamedTuple
 
 from initd.errors import InitdError
@@ -274,12 +274,16 @@ def _exec_failure(spec: Spec, err: OSError) -> InitdError:
     return InitdError(f"cannot start {name}: {err.strerror}")
 
 
-def stop(child: Child, sig: int, grace: float) -> int:
+Meanwhile = tuple[int, Callable[[], object]]  # (an fd to watch, what to do when it is ready)
+
+
+def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = None) -> int:
     """Stop by escalation: ``sig`` to the group, up to ``grace`` seconds, then SIGKILL.
 
     Waits for the whole group, not just the leader, so a grandchild that ignores ``sig``
     is killed too; it never waits on a pipe, so a grandchild holding one open cannot
-    stretch the stop past the deadline. Returns the leader's returncode.
+    stretch the stop past the deadline. ``meanwhile``: an fd watched during the grace
+    (the supervisor's signals, still passed on). Returns the leader's returncode.
     """
     deadline = time.monotonic() + grace
     child.signal_group(sig)
@@ -290,9 +294,15 @@ def stop(child: Child, sig: int, grace: float) -> int:
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        if code is None:
+        if code is None and meanwhile is not None:
+            fd, act = meanwhile
+            if fd in select.select([child.fileno(), fd], [], [], min(left, 0.1))[0]:
+                act()
+        elif code is None:
             child.wait(min(left, 0.1))
         else:
+            if meanwhile is not None:
+                meanwhile[1]()
             time.sleep(min(left, 0.02))  # leader gone, group members still exiting
     child.signal_group(signal.SIGKILL)
     code = child.popen.wait()

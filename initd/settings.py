@@ -42,6 +42,24 @@ def seconds(value: object) -> float:
     return number
 
 
+def stop_signal(value: object) -> int:
+    """TERM, SIGTERM or 15: a signal PID 1 forwards (so not KILL, STOP, CHLD or a fault)."""
+    import signal
+
+    from initd.pid1 import FORWARDED
+
+    text = str(value).strip().upper()
+    name = text if text.startswith("SIG") else f"SIG{text}"
+    try:
+        number = int(text) if text.isdigit() else int(signal.Signals[name])
+    except KeyError:
+        number = 0
+    if number not in FORWARDED:
+        raise ValueError("expected a signal initd forwards, by name or number, e.g. TERM, "
+                         "INT or 15 (not KILL, STOP or CHLD)")
+    return number
+
+
 def count(value: object) -> int:
     text = str(value)
     if not text.isdigit():
@@ -155,6 +173,7 @@ OPTIONS = (
     Option("workspace", path, None, ("INITD_WORKSPACE", "WORKSPACE_PATH")),
     Option("user", optional_text, None, ("INITD_USER", "AGENT_USER")),
     Option("grace", seconds, 8.0, ("INITD_GRACE",)),
+    Option("stop_signal", stop_signal, 15, ("INITD_STOP_SIGNAL",)),  # SIGTERM
     Option("remap_exit", remaps, (), ("INITD_REMAP_EXIT",)),
     Option("restart", restart, Restart.NEVER, ("INITD_RESTART",)),
     Option("max_restarts", count, 5, ("INITD_MAX_RESTARTS",)),
@@ -185,6 +204,7 @@ class Settings(NamedTuple):
     workspace_given: bool  # set by flag, environment or config (not just the cwd)
     user: str | None
     grace: float
+    stop_signal: int  # arms grace -> KILL; every other signal is only passed on
     remap_exit: tuple[tuple[int, int], ...]
     restart: Restart
     max_restarts: int

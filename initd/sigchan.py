@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
 class SignalChannel:
@@ -27,6 +27,20 @@ class SignalChannel:
         signal.set_wakeup_fd(self._write_fd, warn_on_full_buffer=False)
         # An empty mask: every child we spawn inherits it (invariant 2).
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+    def use_stop_signal(self, sig: int) -> None:
+        """The stop signal the settings name (read after this channel was made: a TERM
+        that came meanwhile counts only if TERM is still the stop signal)."""
+        self.stop_signals = frozenset({sig})
+        if self.stop.is_set() and self.stop_signal != sig:
+            self.stop.clear()
+            self.stop_signal = 0
+
+    def forward_to(self, send: Callable[[int], object]) -> None:
+        """Pass every signal received since the last drain on with ``send`` (while
+        stopping: a second TERM, USR1 for log rotation, INT to cancel a task)."""
+        for sig in self.drain():
+            send(sig)
 
     def fileno(self) -> int:
         return self.read_fd

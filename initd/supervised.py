@@ -14,6 +14,7 @@ from initd.states import State
 
 if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
     from initd import readiness
+    from initd.sigchan import SignalChannel
 
 
 class Supervised:
@@ -114,13 +115,16 @@ class Supervised:
         if self.child is not None:
             self.child.signal_group(sig)
 
-    def stop(self, sig: int) -> int:
-        """-> STOPPING -> EXITED: ``sig`` to the group, grace, KILL. Returns the code."""
+    def stop(self, sig: int, signals: SignalChannel | None = None) -> int:
+        """-> STOPPING -> EXITED: ``sig`` to the group, grace, KILL. Returns the code.
+        With ``signals``, whatever arrives meanwhile goes to the group as well."""
         self._drop_probe()
         if self.child is not None:
             self.state = State.STOPPING
             child = self.child
-            self.last_code = proc.exit_status(proc.stop(child, sig, self.grace))
+            meanwhile = None if signals is None else (
+                signals.fileno(), lambda: signals.forward_to(child.signal_group))
+            self.last_code = proc.exit_status(proc.stop(child, sig, self.grace, meanwhile))
             self.child = None
             self.gone(child)
         self.state = State.EXITED

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from initd.hooks.session import Background, HookContext
     from initd.service.child import ServiceChild
 
-STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
 
 
 def main(argv: list[str]) -> int:
@@ -40,9 +39,10 @@ def main(argv: list[str]) -> int:
 
 def boot(flags: argparse.Namespace) -> int:
     """The supervisor's whole life, step by step. Returns the container's exit code."""
-    signals = SignalChannel(pid1.FORWARDED, STOP_SIGNALS)  # 0. the signals PID 1 kept
+    signals = SignalChannel(pid1.FORWARDED, {signal.SIGTERM})  # 0. the signals PID 1 kept
     started = time.monotonic()
     config = settings.load(flags, os.environ)  # 1. settings and env files
+    signals.use_stop_signal(config.stop_signal)
     log.configure(config.verbose, config.log_format)
     logger = log.get(logger="supervisor")
     logger.info("settings", duration_ms=round((time.monotonic() - started) * 1000, 1),
@@ -316,7 +316,7 @@ def describe(agent: Supervised, service: Supervised, phase: str) -> dict[str, An
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
               service: ServiceChild | None = None) -> int:
-    """Until the agent is done: forward signals, restart by policy, stop on TERM/INT/QUIT.
+    """Until the agent is done: forward signals, restart by policy, stop on the stop signal.
     The hook service, if any, is kept alive alongside and told of every change; only the
     agent's fate ends it."""
     children: list[Supervised] = [agent] if service is None else [agent, service]
@@ -327,10 +327,10 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
         select.select(fds, [], [], min(timeouts) if timeouts else None)
         for sig in signals.drain():
-            if sig in STOP_SIGNALS:
+            if sig in signals.stop_signals:
                 if service is not None:  # not ready from now on: traffic goes elsewhere
                     service.push(describe(agent, service, "stopping"))
-                return stop(agent, sig, logger)
+                return stop(agent, sig, signals, logger)
             agent.forward(sig)
         for child in children:
             child.tick()
@@ -338,8 +338,10 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
     return agent.last_code
 
 
-def stop(agent: Supervised, sig: int, logger: log.Logger) -> int:
-    """Step 7: the agent gets the signal we got, then --grace, then KILL; its code is ours."""
+def stop(agent: Supervised, sig: int, signals: SignalChannel, logger: log.Logger) -> int:
+    """Step 7: the agent gets the stop signal, then --grace, then KILL; its code is ours.
+    Every signal that comes meanwhile is passed on too (a second TERM included, which
+    does not start the grace again): CMD decides what it means (invariant 9)."""
     with log.phase(logger, "agent stop", signal=signal.Signals(sig).name) as result:
-        result["code"] = code = agent.stop(sig)
+        result["code"] = code = agent.stop(sig, signals)
     return code

@@ -11,7 +11,7 @@ import pytest
 from initd import pid1
 from tests.support.harness import PRINT_SIGNALS, wait_for
 
-STOPPING = {signal.SIGTERM, signal.SIGINT, signal.SIGQUIT}
+STOPPING = {signal.SIGTERM}  # the default stop signal; INT and QUIT are CMD's to judge
 PASSED_ON = sorted(pid1.FORWARDED - STOPPING)
 
 
@@ -87,3 +87,52 @@ def test_pipeline_leaves_no_process_behind(initd, pidns: bool) -> None:
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM
     assert not [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_every_signal_is_passed_on_while_stopping(initd) -> None:
+    """tini's semantics (DESIGN invariant 9): after the stop signal, a second TERM, USR1
+    for log rotation, HUP or INT still reach CMD during the grace; only the first TERM
+    armed the KILL, and CMD ends the stop itself (here on USR2) before it."""
+    init = initd(["--grace", "20", "--", *PRINT_SIGNALS, "--exit-on", "SIGUSR2"])
+    init.expect(r"^ready")
+    sent = time.monotonic()
+    for sig in (signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP, signal.SIGINT,
+                signal.SIGTERM):
+        init.signal(sig)
+        init.expect(rf"^{int(sig)}$")
+    init.signal(signal.SIGUSR2)
+    assert init.wait() == 0
+    assert time.monotonic() - sent < 10  # no KILL: CMD decided
+
+
+def test_int_is_passed_on_and_cmd_keeps_running(initd) -> None:
+    """An agent that cancels its current task on Ctrl-C is not stopped for it."""
+    init = initd(["--grace", "1", "--", *PRINT_SIGNALS, "--exit-on", "SIGTERM"])
+    init.expect(r"^ready")
+    init.signal(signal.SIGINT)
+    init.expect(rf"^{int(signal.SIGINT)}$")
+    time.sleep(1.5)  # past the grace a stop would have had
+    init.signal(signal.SIGUSR1)
+    init.expect(rf"^{int(signal.SIGUSR1)}$")  # still running
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 0
+
+
+@pytest.mark.parametrize("spelling", ["INT", "SIGINT", "2"])
+def test_stop_signal_option_makes_another_signal_the_stop(initd, spelling: str) -> None:
+    init = initd(["--stop-signal", spelling, "--grace", "1.5", "--", *PRINT_SIGNALS,
+                  "--ignore", "SIGINT"])
+    init.expect(r"^ready")
+    init.signal(signal.SIGTERM)  # passed on, not a stop
+    init.expect(rf"^{int(signal.SIGTERM)}$")
+    sent = time.monotonic()
+    init.signal(signal.SIGINT)  # ignored by CMD: KILL after the grace
+    assert init.wait() == 128 + signal.SIGKILL
+    assert 1.5 <= time.monotonic() - sent < 6
+
+
+@pytest.mark.parametrize("value", ["KILL", "STOP", "CHLD", "NOPE", "0", "99"])
+def test_a_stop_signal_initd_cannot_forward_is_refused(initd, value: str) -> None:
+    init = initd(["--stop-signal", value, "--", "true"])
+    assert init.wait() == 125
+    assert "--stop-signal" in init.stderr and "expected a signal initd forwards" in init.stderr

@@ -37,6 +37,7 @@ from initd.hooks.session import HookContext
 from initd.log import Logger
 from initd.service.channel import Channel, Message, ProtocolError, close_fd
 from initd.settings import Restart
+from initd.sigchan import SignalChannel
 from initd.supervised import Supervised
 
 MAX_REQUESTS = 4  # root-hook and precommit requests running at once; more: "busy"
@@ -107,8 +108,8 @@ class ServiceChild(Supervised):
         self._serve_channel()
         super().tick()
 
-    def stop(self, sig: int) -> int:
-        code = super().stop(sig)
+    def stop(self, sig: int, signals: SignalChannel | None = None) -> int:
+        code = super().stop(sig, signals)
         for worker in self._workers:  # root's runs, cancelled by gone(), stop their groups
             worker.join(self.grace + proc.KILL_SETTLE + 1)
         return code
