@@ -90,6 +90,8 @@ def _body(environ: Environ) -> dict[str, Any]:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise HttpError(400, "Content-Length is not a number") from None
+    if length < 0:  # read(-1) would read whatever the client sends, to its end
+        raise HttpError(400, "Content-Length is negative")
     if length > MAX_BODY:
         raise HttpError(413, f"body over {MAX_BODY} bytes")
     raw = environ["wsgi.input"].read(length) if length else b"{}"
@@ -97,6 +99,8 @@ def _body(environ: Environ) -> dict[str, Any]:
         data = json.loads(raw or b"{}")
     except ValueError:
         raise HttpError(400, "body is not valid JSON") from None
+    except RecursionError:  # [[[[… 30,000 deep: the client's mistake, not a 500
+        raise HttpError(400, "body is nested too deep") from None
     if not isinstance(data, dict):
         raise HttpError(400, "body must be a JSON object")
     return data

@@ -232,3 +232,38 @@ def test_rerun_gives_a_file_hook_the_same_inputs_as_an_evaluation(service: str, 
     assert (code, answer["success"]) == (200, True)
     assert json.loads(Path(f"{dump}.json").read_text())["files"] == ["one two.d"]
     assert Path(f"{dump}.nul").read_bytes() == b"one two.d\0"
+
+
+def _raw(sock_path: str, request: bytes, body: bytes = b"", end: bool = True) -> int:
+    """Send bytes as they are (no client library would send these); the status code.
+    ``end=False`` keeps sending possible (no EOF), as a client still streaming would."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(10)
+        conn.connect(sock_path)
+        try:
+            conn.sendall(request + body)
+            if end:
+                conn.shutdown(socket.SHUT_WR)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it answered (and closed) before reading all of it: the answer is there
+        answer = b""
+        try:
+            while chunk := conn.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+    return int(answer.split(b" ", 2)[1])
+
+
+def test_a_negative_content_length_is_400_and_nothing_is_buffered(service: str) -> None:
+    """read(-1) used to read the whole stream: 256 MiB sent meant +258 MiB RSS."""
+    head = b"POST /v1/turn HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"
+    # the stream never ends: reading "all of it" would wait (and grow) until the timeout
+    assert _raw(service, head, b"{" + b" " * 2**16, end=False) == 400
+
+
+def test_a_body_nested_too_deep_is_400_not_500(service: str) -> None:
+    body = b"[" * 30_000 + b"]" * 30_000  # 60,000 bytes: within MAX_BODY, too deep for json
+    head = (b"POST /v1/turn HTTP/1.1\r\nHost: x\r\nContent-Length: "
+            + str(len(body)).encode() + b"\r\n\r\n")
+    assert _raw(service, head, body) == 400
