@@ -14,8 +14,13 @@ from initd.log import Logger
 
 
 def attempts(call: Call) -> ActionResult:
-    """The action, and again after ``retry_delay`` while it fails, with on_failure: retry."""
-    tries = 1 + (call.hook.retries if call.hook.on_failure == "retry" else 0)
+    """The action, and again after ``retry_delay`` while it fails, with on_failure: retry.
+    One retry policy: a webhook's ``retries`` are its sends (agent-pipelines: "retry
+    attempts for send failures"), made by the webhook itself, so this loop does not go
+    around them too (``retries: 2`` once meant 9 requests)."""
+    own_retries = call.hook.action == "webhook"
+    tries = 1 + (call.hook.retries if call.hook.on_failure == "retry" and not own_retries
+                 else 0)
     for attempt in range(tries):
         result = actions.run(call)
         if result.status == "ok" or result.exit_code == 2 or attempt == tries - 1:

@@ -101,6 +101,19 @@ def test_a_later_placeholder_cannot_change_where_a_url_goes(ws: Workspace,
     assert receiver.requests[0]["path"] == "/report/..%2Fadmin%3Fx%3D1%23%40evil.example"
 
 
+def test_on_failure_retry_and_retries_send_retries_plus_one_requests(
+        ws: Workspace, receiver: Receiver) -> None:
+    """One retry policy: `on_failure: retry, retries: 2` once sent 9 requests (the
+    engine's loop around the webhook's own). A webhook's retries are its sends."""
+    receiver.statuses = [500] * 20
+    ws.pipeline({"on_error": [webhook(receiver.url, on_failure="retry", retries=2,
+                                      retry_delay=0, **{"await": True}, callback_port=0,
+                                      timeout=0.3)]})
+    [result] = ws.fire("on_error")["results"]
+    assert result["status"] == "error" and "after 3 attempt(s)" in result["error"]
+    assert len(receiver.requests) == 3
+
+
 def awaited(url: str, **more: object) -> dict[str, object]:
     """Awaited: the result is there when fire returns (its callback never comes)."""
     return webhook(url, callback_port=0, timeout=0.3, on_timeout="continue",
