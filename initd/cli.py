@@ -12,13 +12,13 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
-from initd import pid1
+from initd import VERBS, pid1
 from initd.errors import InitdError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] in VERBS:  # a verb runs as an ordinary process: no reaper, no fork
+    if args[:1] and args[0] in VERBS:  # a verb runs as an ordinary process: no fork
         return guarded(lambda: _verb(args))
     try:
         return pid1.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ))
@@ -55,11 +55,6 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
         elif opt.startswith("--log-format="):
             fmt = opt.split("=", 1)[1]
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
-
-
-# A program called "hooks" (etc.) is run with -- before it.
-VERBS = (["hooks"], ["precommit"], ["service"], ["status"], ["health"], ["ready"], ["turn"],
-         ["emit"], ["sessions"], ["config"])
 
 
 def _verb(argv: list[str]) -> int:

@@ -15,8 +15,16 @@ from typing import NoReturn
 from initd import __version__, settings
 from initd.errors import UsageError
 
-USAGE = "initd [OPTIONS] -- CMD [ARGS...]"
+USAGE = "initd [OPTIONS] -- CMD [ARGS...]\n       initd VERB [ARGS...]  (initd VERB --help)"
 EPILOG = """\
+verbs (the first argument, before any option):
+  hooks list|check|run|trust|output|rerun   the hooks, as initd sees them
+  precommit install|uninstall|run         the managed git pre-commit chain
+  status | health | ready                 the running initd (ready, health: probes)
+  turn | emit EVENT                       end of an LLM turn; a lifecycle event
+  sessions | config                       session records; set-auto-commit|push
+  service                                 the hook service (initd starts it itself)
+
 every option can also be set in the environment as INITD_<OPTION> (e.g. INITD_GRACE=5)
 or in /etc/initd/initd.yaml; flags win over the environment, the environment over the file.
 
@@ -119,7 +127,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        raise UsageError(f"no command to run; usage: {USAGE}")
+        raise UsageError(f"no command to run; usage: {USAGE.splitlines()[0]} (or "
+                         "initd VERB …: see initd --help)")
     args.command = command
     if args.remap_exit is not None:
         args.remap_exit = tuple(args.remap_exit)

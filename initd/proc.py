@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, NamedTuple
 
+from initd import VERBS
 from initd.errors import InitdError
 from initd.users import Account
 
@@ -264,14 +265,28 @@ def give_terminal(child: Child, fd: int = 0) -> None:
 
 
 def _exec_failure(spec: Spec, err: OSError) -> InitdError:
+    name = spec.argv[0]
+    if "/" in name and os.path.isdir(name):  # `initd /tmp` from /tmp: not the cwd's fault
+        return ExecFailed(f"{name}: Is a directory", 126)
     if err.filename == spec.cwd:
         return InitdError(f"cannot enter working directory {spec.cwd}: {err.strerror}")
-    name = spec.argv[0]
     if err.errno in (errno.ENOENT, errno.ENOTDIR):
-        return ExecFailed(f"{name}: No such file or directory", 127)
+        return ExecFailed(f"{name}: No such file or directory{_hint(name)}", 127)
     if err.errno in (errno.EACCES, errno.ENOEXEC, errno.EISDIR, errno.EPERM):
         return ExecFailed(f"{name}: {err.strerror}", 126)
     return InitdError(f"cannot start {name}: {err.strerror}")
+
+
+def _hint(name: str) -> str:
+    """What the user most likely meant, for two commands that are not found."""
+    if name in VERBS:
+        return (f" (hint: initd's verbs come first, before any option: initd {name} …; "
+                f"a program called {name} needs its path)")
+    if name.startswith("-"):
+        return (" (hint: everything after -- is CMD; an image whose ENTRYPOINT is "
+                "[\"initd\", \"--\"] takes `podman run IMAGE --version` as a program called "
+                "--version: use podman run --entrypoint initd IMAGE --version)")
+    return ""
 
 
 Meanwhile = tuple[int, Callable[[], object]]  # (an fd to watch, what to do when it is ready)

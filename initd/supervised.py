@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from initd import proc
 from initd.backoff import Backoff
 from initd.log import Logger
+from initd.pid1 import write_line
 from initd.settings import Restart
 from initd.states import State
 
@@ -62,7 +63,9 @@ class Supervised:
         try:
             self.child = proc.spawn(spec)
         except proc.ExecFailed as err:
-            self.log.error(str(err), code=err.exit_code)
+            # One plain line, whatever the log format, as tini says it: what to fix.
+            write_line(f"initd: {err}")
+            self.log.info("could not start", error=str(err), code=err.exit_code)
             self._exited(err.exit_code, ran_for=0.0)
             return
         self.state = State.STARTING

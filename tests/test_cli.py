@@ -121,3 +121,11 @@ def test_pid1_glances_at_its_verbosity(argv: list[str], env: dict[str, str], ver
     assert log.verbose == verbose
     if json_lines is not None:
         assert log.json_lines is json_lines
+
+
+def test_help_lists_the_verbs() -> None:
+    out = subprocess.run([sys.executable, "-m", "initd", "--help"], capture_output=True,
+                         text=True, check=True).stdout
+    for verb in ("hooks list", "precommit install", "status | health | ready", "turn",
+                 "emit EVENT", "sessions | config", "service"):
+        assert verb in out, verb

@@ -42,9 +42,10 @@ def test_remap_exit_from_environment() -> None:
 
 
 def test_missing_command_is_127_with_message() -> None:
+    """Exactly tini's one line, whatever the log format (it once was a JSON log line)."""
     init = run(["--", "/doesnotexist"])
     assert init.code == 127
-    assert "/doesnotexist: No such file or directory" in init.stderr
+    assert init.stderr.splitlines() == ["initd: /doesnotexist: No such file or directory"]
 
 
 def test_command_not_on_path_is_127() -> None:
@@ -65,3 +66,23 @@ def test_not_executable_is_126(tmp_path: os.PathLike[str]) -> None:
 
 def test_directory_as_command_is_126(tmp_path: os.PathLike[str]) -> None:
     assert run(["--", str(tmp_path)]).code == 126
+
+
+def test_a_directory_that_is_also_the_cwd_is_blamed_as_the_command(
+        tmp_path: os.PathLike[str]) -> None:
+    """`initd /tmp` from /tmp once said "cannot enter working directory /tmp"."""
+    init = run(["--", str(tmp_path)], cwd=str(tmp_path))
+    assert init.code == 126
+    assert init.stderr.splitlines() == [f"initd: {tmp_path}: Is a directory"]
+
+
+@pytest.mark.parametrize(("cmd", "hint"), [
+    ("hooks", "initd's verbs come first"),
+    ("--version", "podman run --entrypoint initd IMAGE --version"),
+])
+def test_a_command_not_found_that_was_meant_for_initd_gets_a_hint(cmd: str,
+                                                                  hint: str) -> None:
+    init = run(["-v", "--", cmd] if cmd != "--version" else ["--", cmd])
+    assert init.code == 127
+    [line] = [line for line in init.stderr.splitlines() if line.startswith("initd: ")]
+    assert line.startswith(f"initd: {cmd}: No such file or directory (hint: ") and hint in line
