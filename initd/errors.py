@@ -51,3 +51,12 @@ def _shown(value: object, budget: list[int]) -> str:
         text = f"<{type(value).__name__}>"
     budget[0] -= len(text)
     return text
+
+
+def one_line(text: str) -> str:
+    """``text`` (a path the agent named, say) with every unprintable character escaped,
+    so that a file called "x\nerror: forged" stays one line of output."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode()
+                   for ch in text)

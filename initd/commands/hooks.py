@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from initd import log, settings, users
-from initd.errors import InitdError, UsageError
-from initd.hooks import discovery
+from initd.errors import InitdError, UsageError, one_line, shown
+from initd.hooks import discovery, model
 from initd.options import Parser
 
 if TYPE_CHECKING:
@@ -61,6 +61,9 @@ def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     args.command = ["hooks", args.verb]
     config = settings.load(args, os.environ)
+    if not os.path.isdir(config.workspace):  # a typo must not pass a CI check as "0 hooks"
+        raise InitdError(f"workspace {one_line(config.workspace)}: no such directory "
+                         "(--workspace, INITD_WORKSPACE)")
     found = discovery.for_workspace(config.workspace, config.hooks_dir)
     if args.verb == "run":
         return run_hook(found, args.name, config)
@@ -92,14 +95,15 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
             details += [f"pattern={hook.pattern}", f"notify_llm={str(hook.notify_llm).lower()}"]
         if hook.type == "session" and not hook.blocking:
             details.append("blocking=false")
-        rows.append((hook.id, hook.type, hook.run_as, " ".join(details), hook.name, hook.path))
+        rows.append((hook.id, hook.type, hook.run_as, one_line(" ".join(details)),
+                     one_line(hook.name), one_line(hook.path)))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
               + "  " + row[5])
     for hook in found.hooks:
         for warning in hook.warnings:
-            print(f"warning: {hook.path}: {warning}")
+            print(f"warning: {one_line(hook.path)}: {one_line(warning)}")
     if events.hooks:
         print()
         rows = [("EVENT", "DIALECT", "ACTION", "DETAILS", "RUNS", "WHERE")]
@@ -113,7 +117,7 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
     for problem in found.problems:
         print(f"{problem.severity}: {problem}")
     for _, reason, severity in events.problems:
-        print(f"{severity}: {reason}")
+        print(f"{severity}: {one_line(reason)}")
     return 0
 
 
@@ -139,12 +143,12 @@ def event_view(hook: EventHook) -> dict[str, Any]:
 def check(found: discovery.Found, events: Collected) -> int:
     for hook in found.hooks:
         for warning in hook.warnings:
-            print(f"warning: {hook.path}: {warning}")
+            print(f"warning: {one_line(hook.path)}: {one_line(warning)}")
     for problem in found.errors:
         print(f"error: {problem}")
     errors = [reason for _, reason, severity in events.problems if severity == "error"]
     for _, reason, severity in events.problems:
-        print(f"{severity}: {reason}")
+        print(f"{severity}: {one_line(reason)}")
     print(f"{len(found.hooks) + len(events.hooks) - sum(h.is_event for h in found.hooks)} "
           f"hook(s) valid, {len(found.errors) + len(errors)} error(s)")
     return 1 if found.errors or errors else 0
@@ -170,8 +174,12 @@ def trust(found: discovery.Found, events: Collected, config: settings.Settings) 
 def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> int:
     matches = [hook for hook in found.hooks if name in (hook.id, hook.name)]
     if not matches:
+        broken = [p for p in found.errors
+                  if model.hook_id(os.path.basename(p.path)) == name]
+        if broken:  # say why it is not a hook, not that there is none
+            raise UsageError(f"hook {shown(name)} is broken: {broken[0]}")
         known = ", ".join(hook.id for hook in found.hooks) or "none"
-        raise UsageError(f"no hook {name!r} (known: {known}; see initd hooks list)")
+        raise UsageError(f"no hook {shown(name)} (known: {known}; see initd hooks list)")
     from initd.hooks import session  # status store, threads: only for running one
 
     log.configure(config.verbose, config.log_format)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from initd import agentfs
-from initd.errors import shown
+from initd.errors import one_line, shown
 from initd.hooks import frontmatter, model
 from initd.hooks.model import Hook
 
@@ -31,7 +31,7 @@ class Problem(NamedTuple):
     severity: str  # NOTE: not a hook; ERROR: a broken hook
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
+        return f"{one_line(self.path)}: {one_line(self.reason)}"
 
 
 class Found(NamedTuple):

@@ -76,3 +76,30 @@ def test_run_unknown_hook_is_125_naming_the_known_ones(ws: Path) -> None:
     out = hooks_cmd(ws, "run", "nope")
     assert out.returncode == 125
     assert "no hook 'nope' (known: 10-setup, 20-fmt" in out.stderr
+
+
+def test_a_workspace_that_is_not_there_fails_the_check(tmp_path: Path) -> None:
+    """A typo'd --workspace once passed CI as "0 hook(s) valid"."""
+    out = subprocess.run([*INITD, "check", "--workspace", str(tmp_path / "typo")],
+                         capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert out.returncode == 125
+    assert out.stderr.strip() == f"initd: workspace {tmp_path / 'typo'}: no such directory " \
+                                 "(--workspace, INITD_WORKSPACE)"
+
+
+def test_a_file_name_with_a_newline_cannot_forge_a_line(ws: Path) -> None:
+    hooks = ws / ".discobot" / "hooks"
+    (hooks / "x\nerror: forged").write_text("#!/bin/sh\n#---\n# type: sesion\n#---\n")
+    (hooks / "x\nerror: forged").chmod(0o755)
+    out = hooks_cmd(ws, "check")
+    assert not [line for line in out.stdout.splitlines() if line.startswith("error: forged")]
+    assert any("x\\nerror: forged" in line for line in out.stdout.splitlines())
+    listed = hooks_cmd(ws, "list")
+    assert not [line for line in listed.stdout.splitlines() if line.startswith("error: forged")]
+
+
+def test_running_a_broken_hook_says_why_it_is_broken(ws: Path) -> None:
+    out = hooks_cmd(ws, "run", "30-typo")
+    assert out.returncode == 125
+    assert out.stderr.startswith("initd: hook '30-typo' is broken: ")
+    assert "'sesion'" in out.stderr and len(out.stderr.splitlines()) == 1
