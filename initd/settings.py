@@ -310,8 +310,11 @@ def _read_config(config_path: str, explicit: bool) -> tuple[dict[str, Any], list
 
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise InitdError(f"config file {config_path}: invalid YAML: {err}") from None
+    except yaml.YAMLError as err:  # file:line:col: problem, as a compiler says it
+        mark = getattr(err, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or "not valid YAML"
+        raise InitdError(f"{config_path}{where}: invalid YAML: {problem}") from None
     if data is None:
         return {}, []
     if not isinstance(data, dict):

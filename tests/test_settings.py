@@ -81,7 +81,7 @@ def test_config_file_values_and_forms(tmp_path: Path) -> None:
     ({"INITD_REMAP_EXIT": "300:0"}, None, "exit codes 0-255"),
     ({}, "grace: soon\n", "initd.yaml: key 'grace': expected a number"),
     ({}, "- a list\n", "initd.yaml: expected a mapping"),
-    ({}, "grace: [1\n", "initd.yaml: invalid YAML"),
+    ({}, "grace: [1\n", "initd.yaml:2:1: invalid YAML"),
 ])
 def test_bad_values_name_their_source(tmp_path: Path, env: dict[str, str], config: str | None,
                                       message: str) -> None:
@@ -94,6 +94,15 @@ def test_unknown_config_key_is_a_warning(tmp_path: Path) -> None:
     s = load([], {}, "grace: 2\nshinyness: 11\n", tmp_path)
     assert s.grace == 2.0
     assert any("unknown key 'shinyness'" in w for w in s.warnings)
+
+
+def test_a_yaml_error_in_the_config_is_one_line_file_line_column(tmp_path: Path) -> None:
+    """It was PyYAML's 8-line dump of marks and carets."""
+    with pytest.raises(InitdError) as caught:
+        load([], {}, "grace: [1\nuser: x\n", tmp_path)
+    message = str(caught.value)
+    assert message == f"{tmp_path / 'initd.yaml'}:2:5: invalid YAML: expected ',' or ']', " \
+                      "but got ':'"
 
 
 def test_explicit_missing_config_is_an_error() -> None:
