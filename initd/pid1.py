@@ -108,6 +108,10 @@ def run(supervisor: Callable[[], int], log: Log | None = None,
     os.chdir("/")
     status = _reap_until(pid, log)
     code = exit_code(status)
+    if os.WIFSIGNALED(status):  # (kill -9 by someone, the OOM killer): say so, once
+        name = _signal_name(os.WTERMSIG(status))
+        write_line(f"initd: initd's own supervisor was killed by {name}: stopping "
+                   f"everything it ran; exit {code}")
     log(INFO, "supervisor exited", code=code)
     _sweep(is_pid1, sweep_grace, log)
     return code
@@ -124,6 +128,13 @@ def become_subreaper(log: Log) -> bool:
     log(WARN, "not PID 1 and PR_SET_CHILD_SUBREAPER failed: orphans will not be reaped",
         errno=ctypes.get_errno())
     return False
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
 
 
 def exit_code(status: int) -> int:

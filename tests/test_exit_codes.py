@@ -86,3 +86,20 @@ def test_a_command_not_found_that_was_meant_for_initd_gets_a_hint(cmd: str,
     assert init.code == 127
     [line] = [line for line in init.stderr.splitlines() if line.startswith("initd: ")]
     assert line.startswith(f"initd: {cmd}: No such file or directory (hint: ") and hint in line
+
+
+def test_a_killed_supervisor_is_said_once_and_leaves_nothing(initd) -> None:  # type: ignore[no-untyped-def]
+    """kill -9 of the supervisor (the OOM killer, say) ended the container with 137 and
+    not a word; now one line says what happened, and the sweep stops the agent."""
+    import psutil
+
+    from tests.support.harness import wait_for
+
+    init = initd(["--", "sleep", "1000"])
+    agent = wait_for(lambda: next((p for p in init.descendants() if p.name() == "sleep"),
+                                  None), what="the agent")
+    [supervisor] = psutil.Process(init.init_pid).children()
+    supervisor.kill()
+    assert init.wait() == 128 + signal.SIGKILL
+    assert "initd: initd's own supervisor was killed by SIGKILL" in init.stderr
+    assert not agent.is_running() or agent.status() == psutil.STATUS_ZOMBIE
