@@ -43,11 +43,29 @@ def _backend() -> Any:
             ],
             wrapper_class=structlog.make_filtering_bound_logger(_config["level"]),
             # WriteLogger: the line and its newline in one write (see pid1.write_line).
-            logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
+            logger_factory=structlog.WriteLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
             cache_logger_on_first_use=False,
         )
         _structlog = structlog
     return _structlog
+
+
+class _Stderr:
+    """stderr for log lines, which never raise: a closed pipe or a full disk behind it
+    (a log collector gone) costs the line, never the supervisor (once: its first log
+    line died of EPIPE, and the agent's exit code with it)."""
+
+    def write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+        except (OSError, ValueError):
+            pass
+
+    def flush(self) -> None:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
 
 class Logger:

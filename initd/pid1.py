@@ -78,8 +78,11 @@ class Log:
 def write_line(line: str) -> None:
     """One write per line: CMD shares our stderr, and print() writes the newline
     separately when PYTHONUNBUFFERED=1, which lets CMD's output land inside our line."""
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # stderr is a closed pipe (a log collector gone): the line, not initd, is lost
 
 
 WARN, INFO, DEBUG = 0, 1, 2

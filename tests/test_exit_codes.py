@@ -103,3 +103,25 @@ def test_a_killed_supervisor_is_said_once_and_leaves_nothing(initd) -> None:  # 
     assert init.wait() == 128 + signal.SIGKILL
     assert "initd: initd's own supervisor was killed by SIGKILL" in init.stderr
     assert not agent.is_running() or agent.status() == psutil.STATUS_ZOMBIE
+
+
+@pytest.mark.parametrize("pidns", [True, False], ids=["pid1", "subreaper"])
+def test_a_closed_stderr_never_costs_the_agents_exit_code(pidns: bool) -> None:
+    """A log collector that went away: the supervisor died of EPIPE at its first log line
+    and `--restart on-failure` ended with 1, not the agent's 7."""
+    import subprocess
+    import sys
+
+    from tests.support.harness import UNSHARE
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody will ever read initd's stderr
+    try:
+        out = subprocess.run(
+            [*(UNSHARE if pidns else []), sys.executable, "-m", "initd", "-vv", "--restart",
+             "on-failure", "--max-restarts", "1", "--restart-window", "60", "--", "sh", "-c",
+             "exit 7"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=write_end,
+            timeout=60, cwd="/tmp")
+    finally:
+        os.close(write_end)
+    assert out.returncode == 7
