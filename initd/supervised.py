@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from initd import proc
 from initd.backoff import Backoff
+from initd.errors import InitdError
 from initd.log import Logger
 from initd.pid1 import write_line
 from initd.settings import Restart
@@ -67,6 +68,13 @@ class Supervised:
             write_line(f"initd: {err}")
             self.log.info("could not start", error=str(err), code=err.exit_code)
             self._exited(err.exit_code, ran_for=0.0)
+            return
+        except InitdError as err:  # no fork (a pids cgroup at its limit), no memory, no
+            # working directory: initd's own failure (125), and the restart policy decides
+            # (the hook service's: always, with the backoff), never the supervisor's death
+            write_line(f"initd: {err}")
+            self.log.info("could not start", error=str(err), code=125)
+            self._exited(125, ran_for=0.0)
             return
         self.state = State.STARTING
         self.spawned(self.child)

@@ -242,9 +242,18 @@ class ServiceChild(Supervised):
         return {"result": done}
 
     def _spawn_worker(self, name: str, target: Any) -> None:
+        """``target`` off the supervisor's loop; when no thread can be made (a pids limit
+        reached: threads count), right here instead (bounded: each of these is), never
+        the supervisor's death."""
         self._workers = [w for w in self._workers if w.is_alive()]
         worker = threading.Thread(target=target, name=f"service-{name}", daemon=True)
-        worker.start()
+        try:
+            worker.start()
+        except RuntimeError as err:  # "can't start new thread"
+            self.log.error("no thread for the hook service's work: doing it in line",
+                           work=name, error=str(err))
+            target()
+            return
         self._workers.append(worker)
 
     def _close_channel(self) -> None:

@@ -408,3 +408,56 @@ def test_the_service_gets_initds_settings_and_no_secret(initd, ws, tmp_path: Pat
     assert environ["INITD_SECRETS"] == "DISCOBOT_SECRET,MY_TOKEN"  # the default, and more
     init.signal(signal.SIGTERM)
     init.wait()
+
+
+# --- a fork that fails (a pids cgroup at its limit) while the service restarts
+
+PIDS = Path("/sys/fs/cgroup/pids")
+
+
+@pytest.fixture
+def pids_cgroup() -> Iterator[Path]:
+    """A pids cgroup of the test's own, as a pod's pids limit would be."""
+    if not os.access(PIDS / "cgroup.procs", os.W_OK):
+        pytest.skip(f"no writable pids cgroup at {PIDS} (cgroup v1) on this host")
+    path = PIDS / f"initd-test-{uuid.uuid4().hex[:8]}"
+    path.mkdir()
+    yield path
+    (path / "pids.max").write_text("max")
+    for _ in range(100):  # empty once initd's tree is gone
+        try:
+            path.rmdir()
+            break
+        except OSError:
+            time.sleep(0.05)
+
+
+def test_a_fork_failure_while_the_service_restarts_never_takes_the_agent_down(
+        initd, ws, pids_cgroup: Path) -> None:
+    """The service is killed, and no process can be made: initd says so, keeps the agent
+    and its signals, and brings the service back once forks work again (it used to die
+    with 125 and take the agent down)."""
+    repo, sid = ws
+    procs = pids_cgroup / "cgroup.procs"
+
+    def enter() -> None:
+        procs.write_text(str(os.getpid()))
+
+    init = initd(["-v", "--workspace", str(repo), "--session-id", sid, "--hooks-dir",
+                  str(repo / "no-image"), "--", "sleep", "1000"], preexec_fn=enter)
+    first = service_process(init)
+    agent = wait_for(lambda: next((p for p in init.descendants() if p.name() == "sleep"),
+                                  None), what="the agent")
+    (pids_cgroup / "pids.max").write_text("1")  # from now on: no fork, no thread
+    first.kill()
+    wait_for(lambda: "hook-service" in init.stderr and "Resource temporarily unavailable"
+             in init.stderr, timeout=15, what="a failed restart of the service")
+    time.sleep(1)
+    assert init.proc.poll() is None, init.stderr  # initd is alive
+    assert agent.is_running() and agent.status() != psutil.STATUS_ZOMBIE
+    (pids_cgroup / "pids.max").write_text("max")
+    wait_for(lambda: next((p for p in init.descendants() if p.pid != first.pid and
+                           "service" in " ".join(p.cmdline())), None), timeout=30,
+             what="the service back")
+    init.signal(signal.SIGTERM)
+    assert init.wait() == 128 + signal.SIGTERM, init.stderr[-3000:]
