@@ -15,7 +15,9 @@ from initd.errors import UsageError
 from initd.options import Parser
 from initd.service import client
 
-PROBE_TIMEOUT = 10.0  # a probe that hangs is a failed probe
+# A probe that hangs is a failed probe, and it must end before the kubelet's own
+# timeoutSeconds (5 in images/k8s/agent.yaml; Kubernetes' default is 1: pass --timeout).
+PROBE_TIMEOUT = 2.0
 
 
 def status(argv: Sequence[str]) -> int:
@@ -30,8 +32,9 @@ def health(argv: Sequence[str]) -> int:
     p = Parser(prog="initd health", description="Liveness: initd's hook service answers; "
                "prints initd's, the agent's and the service's state.")
     p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
+    _timeout_option(p)
     args = p.parse_args(argv)
-    return _show(*client.call("GET", "/v1/health", sock=args.socket, timeout=PROBE_TIMEOUT))
+    return _show(*client.call("GET", "/v1/health", sock=args.socket, timeout=args.timeout))
 
 
 def ready(argv: Sequence[str]) -> int:
@@ -40,9 +43,19 @@ def ready(argv: Sequence[str]) -> int:
     p = Parser(prog="initd ready", description="Readiness: exit 0 once the agent is ready "
                "(--ready-port/--ready-url), else 1 with the reason.")
     p.add_argument("--socket", metavar="PATH", help="(INITD_SOCKET)")
+    _timeout_option(p)
     args = p.parse_args(argv)
-    code, answer = client.call("GET", "/v1/ready", sock=args.socket, timeout=PROBE_TIMEOUT)
+    code, answer = client.call("GET", "/v1/ready", sock=args.socket, timeout=args.timeout)
     return _show(code, answer)
+
+
+def _timeout_option(p: Parser) -> None:
+    from initd import settings
+
+    p.add_argument("--timeout", metavar="SECONDS", default=PROBE_TIMEOUT,
+                   type=lambda text: settings.seconds(text) or PROBE_TIMEOUT,
+                   help=f"give up after this long (default {PROBE_TIMEOUT:g}; keep it "
+                        "under the probe's timeoutSeconds)")
 
 
 def emit(argv: Sequence[str]) -> int:

@@ -6,6 +6,7 @@ import http.client
 import json
 import os
 import socket
+import time
 from typing import Any
 
 from initd.errors import InitdError
@@ -18,10 +19,23 @@ class UnixHTTPConnection(http.client.HTTPConnection):
         self.socket_path = path
 
     def connect(self) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        if self.timeout is not None:
-            self.sock.settimeout(self.timeout)
-        self.sock.connect(self.socket_path)
+        """Connect; a full backlog (EAGAIN: many clients at once, or a service that
+        restarts) is waited out within the timeout, as a TCP client's SYN would be."""
+        deadline = time.monotonic() + (self.timeout if self.timeout is not None else 60)
+        pause = 0.01
+        while True:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            if self.timeout is not None:
+                self.sock.settimeout(self.timeout)
+            try:
+                self.sock.connect(self.socket_path)
+                return
+            except BlockingIOError:
+                self.sock.close()
+                if time.monotonic() + pause > deadline:
+                    raise TimeoutError("its backlog stayed full") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.2)
 
 
 def socket_path(given: str | None = None) -> str:
@@ -48,5 +62,11 @@ def call(method: str, path: str, body: Any = None, sock: str | None = None,
     except http.client.HTTPException as err:  # (an IncompleteRead: it died mid-answer)
         raise InitdError(f"the hook service at {where} stopped in the middle of its answer "
                          f"({type(err).__name__}); it restarts by itself: ask again") from None
+    except TimeoutError:  # bound by root, so connecting works; nobody answers yet
+        within = f" within {timeout:g}s" if timeout is not None else ""
+        raise InitdError(f"no answer from the hook service at {where}{within} (starting, "
+                         "restarting, or busy)") from None
+    except OSError as err:
+        raise InitdError(f"the hook service at {where}: {err.strerror or err}") from None
     finally:
         conn.close()

@@ -221,6 +221,42 @@ def test_cli_verbs_without_a_service_say_so(tmp_path: Path) -> None:
     assert "no hook service at" in out.stderr and "INITD_SOCKET" in out.stderr
 
 
+@pytest.mark.parametrize("probe", ["health", "ready"])
+@pytest.mark.parametrize("how", ["never answers", "backlog full"])
+def test_a_probe_against_a_service_that_cannot_answer_is_one_line_in_time(
+        tmp_path: Path, probe: str, how: str) -> None:
+    """A socket bound (by root) whose service is down or swamped: the probe ends within
+    its --timeout with one line (it waited 10 s, past a kubelet's timeoutSeconds, and a
+    full backlog's EAGAIN was a traceback)."""
+    path = str(tmp_path / "stuck.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(0 if how == "backlog full" else 8)
+    filled = []
+    if how == "backlog full":
+        while True:
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.setblocking(False)
+            try:
+                conn.connect(path)
+            except BlockingIOError:
+                conn.close()
+                break
+            filled.append(conn)
+    try:
+        started = time.monotonic()
+        out = verb(probe, "--timeout", "0.5", sock=path)
+        took = time.monotonic() - started
+    finally:
+        for conn in filled:
+            conn.close()
+        listener.close()
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1, out.stderr
+    assert "no answer from the hook service" in out.stderr
+    assert took < 5
+
+
 def test_rerun_gives_a_file_hook_the_same_inputs_as_an_evaluation(service: str, repo: Path,
                                                                    tmp_path: Path) -> None:
     dump = tmp_path / "inputs"
