@@ -199,7 +199,7 @@ class Dir:
             fd = os.open(name, DIRECTORY, dir_fd=self.fd)  # a link swapped in: refused
             try:
                 if os.fstat(fd).st_uid == 0:  # the one just made, not a swapped-in one
-                    os.fchown(fd, *self.owner)
+                    _fchown(fd, self.owner)
             finally:
                 os.close(fd)
 
@@ -283,7 +283,7 @@ class Dir:
     def _give(self, fd: int) -> None:
         """What root made here is the owner's (an unprivileged writer's is its own)."""
         if self.owner is not None and os.geteuid() == 0:
-            os.fchown(fd, *self.owner)
+            _fchown(fd, self.owner)
 
 
 def read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result]:
@@ -300,10 +300,36 @@ def read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
-def give_group(path: str, gid: int) -> None:
+def give_group(path: str, gid: int) -> bool:
     """The control socket root has just bound goes to the agent's group: the name itself
-    (a link swapped in there is changed, never what it names)."""
-    os.chown(path, -1, gid, follow_symlinks=False)
+    (a link swapped in there is changed, never what it names). False when not allowed
+    (no CAP_CHOWN): the caller says what that costs."""
+    try:
+        os.chown(path, -1, gid, follow_symlinks=False)
+    except PermissionError:
+        return False
+    return True
+
+
+_refused: list[str] = []  # what could not be given to its owner (no CAP_CHOWN)
+
+
+def refused_chowns() -> list[str]:
+    """What root made for the agent but could not give it, since the last call (so that
+    the caller says it once: the agent's service may not write there)."""
+    found = list(_refused)
+    _refused.clear()
+    return found
+
+
+def _fchown(fd: int, owner: Owner) -> None:
+    """Give what root just made to its owner; without CAP_CHOWN (--cap-drop CHOWN) it stays
+    root's, readable by all: the agent's own writes there fail, said once by the caller."""
+    try:
+        os.fchown(fd, *owner)
+    except PermissionError:
+        if not _refused:
+            _refused.append(os.readlink(f"/proc/self/fd/{fd}"))
 
 
 def _read_limited(fd: int, limit: int, where: str, whole: bool = True) -> bytes:
@@ -339,7 +365,7 @@ def _open_base(base: str, create: bool, owner: Owner | None, follow: bool = True
     os.makedirs(base, 0o755, exist_ok=True)  # its parents are trusted: root's, or ours
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     if owner is not None and os.geteuid() == 0 and os.fstat(fd).st_uid == 0:
-        os.fchown(fd, *owner)  # made just now (a home that useradd did not create)
+        _fchown(fd, owner)  # made just now (a home that useradd did not create)
     return fd
 
 
@@ -367,7 +393,7 @@ def _step(parent: int, name: str, path: str, create: bool, owner: Owner | None) 
     else:
         raise FileNotFoundError(errno.ENOENT, f"{path}: could not be made", path)
     if made and owner is not None and os.geteuid() == 0 and os.fstat(fd).st_uid == 0:
-        os.fchown(fd, *owner)  # ours, just made (the uid check: not a swapped-in one)
+        _fchown(fd, owner)  # ours, just made (the uid check: not a swapped-in one)
     return fd
 
 

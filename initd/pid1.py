@@ -279,10 +279,17 @@ def _sweep(is_pid1: bool, grace: float, log: Log) -> None:
     if _all_reaped(grace):
         return
     log(INFO, "sweep grace over", signal="SIGKILL")
-    # Repeat: a process may fork between our look at /proc and the signal.
+    # Repeat: a process may fork between our look at /proc and the signal. Bounded: what
+    # we may not kill (no CAP_KILL over another uid) must not keep the container alive;
+    # as PID 1 our own exit makes the kernel kill everything in the namespace.
+    deadline = time.monotonic() + grace
     while True:
         _signal_rest(is_pid1, signal.SIGKILL)
         if _all_reaped(0.1):
+            return
+        if time.monotonic() >= deadline:
+            log(WARN, "processes initd may not signal are left (no CAP_KILL?): exiting "
+                "anyway" + (", which ends them" if is_pid1 else ""))
             return
 
 
@@ -314,6 +321,8 @@ def _signal_rest(is_pid1: bool, sig: int) -> None:
             os.kill(pid, sig)
         except ProcessLookupError:
             pass  # already gone (or, for -1, nothing left to signal)
+        except PermissionError:
+            pass  # not ours to signal (no CAP_KILL): the bounded sweep says so
 
 
 def descendants(root: int) -> list[int]:

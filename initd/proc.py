@@ -66,6 +66,7 @@ class Child:
         self.pgid = popen.pid  # process_group=0 made it the leader of its own group
         self.pidfd = os.pidfd_open(popen.pid)
         self.started = time.monotonic()
+        self.denied = False  # a signal was refused (EPERM: no CAP_KILL over its uid)
 
     def fileno(self) -> int:
         """Readable once the child has exited: lets ``select`` wait for it."""
@@ -90,6 +91,8 @@ class Child:
             os.killpg(self.pgid, sig)
         except ProcessLookupError:
             return False
+        except PermissionError:  # --cap-drop KILL, a child of another uid: it is there,
+            self.denied = True  # and we cannot signal it (the caller says so, degrades)
         return True
 
     def group_alive(self) -> bool:
@@ -146,7 +149,7 @@ def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
         try:
             os.killpg(pgid, sig)
-        except ProcessLookupError:
+        except (ProcessLookupError, PermissionError):
             return True
         deadline = time.monotonic() + wait
         while alive() and time.monotonic() < deadline:
@@ -320,7 +323,13 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
                 meanwhile[1]()
             time.sleep(min(left, 0.02))  # leader gone, group members still exiting
     child.signal_group(signal.SIGKILL)
-    code = child.popen.wait()
+    if child.denied:  # it may outlive us: never wait for it without end (PID 1, exiting,
+        try:          # takes the namespace down with it)
+            code = child.popen.wait(KILL_SETTLE)
+        except subprocess.TimeoutExpired:
+            return -signal.SIGKILL
+    else:
+        code = child.popen.wait()
     child.poll()  # closes the pidfd
     # SIGKILL is delivered, not instant: let the group's last members finish dying, so
     # "stopped" means dead (bounded: a process in uninterruptible sleep may take longer).

@@ -136,6 +136,10 @@ class Supervised:
             meanwhile = None if signals is None else (
                 signals.fileno(), lambda: signals.forward_to(child.signal_group))
             self.last_code = proc.exit_status(proc.stop(child, sig, self.grace, meanwhile))
+            if child.denied:
+                self.log.warning("not allowed to signal its process group (no CAP_KILL?): "
+                                 "left to PID 1, whose exit ends the container's processes",
+                                 pid=child.pid)
             self.child = None
             self.gone(child)
         self.state = State.EXITED

@@ -16,7 +16,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from initd import __version__, log, options, pid1, proc, settings, users
+from initd import __version__, agentfs, log, options, pid1, proc, settings, users
 from initd.backoff import Backoff
 from initd.errors import InitdError
 from initd.hooks import discovery, precommit
@@ -65,6 +65,10 @@ def boot(flags: argparse.Namespace) -> int:
             return config.remapped(128 + signals.stop_signal)  # (no background hook begun)
         if repo is not None and ctx is not None:  # 4. the git chain
             install_precommit(repo, account, hooks, ctx.session_id, config.secret, logger)
+        for path in agentfs.refused_chowns():  # (said once: --cap-drop CHOWN)
+            logger.warning("cannot give what root made for the agent to the agent (no "
+                           "CAP_CHOWN?): its hook service may not write its state there",
+                           path=path)
         service = None
         if serve and ctx is not None:  # 5a. the hook service, ready before the agent
             service = start_service(config, account, ctx, roots, repo, signals, logger)

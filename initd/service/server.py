@@ -60,8 +60,10 @@ def bind(path: str, group: int | None = None) -> socket.socket:
         raise InitdError(f"cannot listen on {path}: {err.strerror} (choose another "
                          "--socket/INITD_SOCKET, or --no-service)") from None
     # Born 0660 (the umask above): no chmod, which would follow a link swapped in.
-    if group is not None and os.geteuid() == 0:
-        agentfs.give_group(path, group)
+    if group is not None and os.geteuid() == 0 and not agentfs.give_group(path, group):
+        sock.close()  # root's group, 0660: the agent could not connect; say so instead
+        raise InitdError(f"cannot give {path} to the agent's group (no CAP_CHOWN?): the "
+                         "agent could not reach the control API")
     sock.listen(BACKLOG)
     return sock
 
