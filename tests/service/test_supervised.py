@@ -45,6 +45,21 @@ def service_process(init) -> psutil.Process:  # type: ignore[no-untyped-def]
                     what="hook service")
 
 
+def test_a_relative_workspace_is_the_same_place_for_the_service(initd, ws) -> None:
+    """--workspace ws from ws's parent: the service (which runs from /) once looked in
+    ws/ws, and file hooks silently never ran. Every path setting is made absolute once."""
+    repo, sid, sock = ws
+    checker(repo, "10-a.sh", "*.a", "BAD")
+    (repo / "x.a").write_text("BAD\n")
+    settle()
+    probe = ("import json; from initd.service import client; "
+             "print(json.dumps(client.call('POST', '/v1/turn', {'trigger': 'user'})[1]))")
+    relative = ["--workspace", repo.name, *args(repo, sid, sock)[2:]]
+    init = initd([*relative, sys.executable, "-c", probe], cwd=str(repo.parent))
+    assert init.wait() == 0, init.stderr
+    assert json.loads(init.stdout_lines[-1])["action"] == "reprompt"
+
+
 def test_the_agent_reaches_the_api_through_initd_socket(initd, ws) -> None:
     repo, sid, sock = ws
     checker(repo, "10-a.sh", "*.a", "BAD")
