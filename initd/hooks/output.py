@@ -60,11 +60,12 @@ class Output(Kept):
         self.dropped = 0
         self.on_line = on_line
         self.partial = bytearray()
+        self.failed: str | None = None  # why the log stopped being written (a full disk)
 
     def add(self, chunk: bytes) -> None:
         room = self.cap - self.written
-        if room > 0:
-            self.file.write(chunk[:room])
+        if room > 0 and self.failed is None:
+            self._write(chunk[:room])
             self.written += min(room, len(chunk))
         self.dropped += max(0, len(chunk) - max(room, 0))
         super().add(chunk)
@@ -82,7 +83,16 @@ class Output(Kept):
 
     def note(self, text: str) -> None:
         """initd's own remark at the end of the log (timeout, truncation, exec error)."""
-        self.file.write(text.encode())
+        if self.failed is None:
+            self._write(text.encode())
+
+    def _write(self, data: bytes) -> None:
+        """To the log; a write that fails (ENOSPC, EIO) stops the log, never the hook's
+        supervision: its timeout, its output in memory and its result all go on."""
+        try:
+            self.file.write(data)
+        except OSError as err:
+            self.failed = err.strerror or str(err)
 
     def close(self) -> None:
         if self.partial and self.on_line is not None:
@@ -90,4 +100,7 @@ class Output(Kept):
         if self.dropped:
             self.note(f"\n[initd: output truncated at {self.cap} bytes; "
                       f"{self.dropped} more bytes dropped]\n")
-        self.file.close()
+        try:
+            self.file.close()  # (a buffered write may fail only now)
+        except OSError as err:
+            self.failed = self.failed or err.strerror or str(err)

@@ -40,6 +40,7 @@ class Result(NamedTuple):
     tail: bytes  # empty when the whole output fits in head
     lines: int
     refused: bool = False  # initd would not run it (not trusted; a root hook changed)
+    log_error: str | None = None  # why its log file stopped being written (a full disk)
 
     @property
     def ok(self) -> bool:
@@ -245,4 +246,4 @@ def _result(code: int, sig: int | None, timed_out: bool, cancelled: bool, starte
     return Result(exit_code=code, signal=sig, timed_out=timed_out, cancelled=cancelled,
                   duration=time.monotonic() - started, output_path=out.path,
                   truncated=out.dropped > 0, exec_error=exec_error, head=bytes(out.head),
-                  tail=bytes(out.tail), lines=out.lines)
+                  tail=bytes(out.tail), lines=out.lines, log_error=out.failed)

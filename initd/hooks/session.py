@@ -180,7 +180,12 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         log_path=log_path, stdin=stdin, grace=ctx.grace,
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
         cancel=cancel, on_start=lambda child: _record_start(ctx, hook, child, log))
-    ctx.store.finished(hook, result)
+    if result.log_error is not None:
+        log.warning("hook's log not written", log=result.output_path, error=result.log_error)
+    try:
+        ctx.store.finished(hook, result)
+    except OSError as err:  # a full disk, the agent's state made a link: the result stands
+        log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
     if result.ok:
         log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
     elif result.cancelled:

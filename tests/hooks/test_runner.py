@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -497,3 +499,34 @@ def test_a_failing_on_start_never_leaves_the_hook_unsupervised(tmp_path: Path) -
     with pytest.raises(OSError, match="symbolic link"):
         run(tmp_path, hook(tmp_path, "sleep 1000\n"), on_start=broken)
     assert seen and not psutil.pid_exists(seen[0])
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real file system with 64 KiB: a log written there soon meets ENOSPC."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    where = tmp_path / "small"
+    where.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)], check=True)
+    yield where
+    subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_a_full_disk_stops_the_log_never_the_hooks_supervision(tmp_path: Path,
+                                                               full_disk: Path) -> None:
+    """ENOSPC on the log made runner raise: the hook was never stopped (alive minutes past
+    timeout + grace). Now the log stops, and the timeout, the output kept in memory and
+    the result go on."""
+    path = hook(tmp_path, "head -c 1000000 /dev/zero | tr '\\\\0' x; echo; echo end; "
+                          "sleep 1000\n")
+    started = time.monotonic()
+    result = run(tmp_path, path, timeout=2.0, grace=0.5,
+                 log_path=str(full_disk / "hook.log"))
+    assert result.timed_out and result.exit_code == 124
+    assert result.log_error is not None and "space" in result.log_error.lower()
+    assert result.output().rstrip().endswith("end")  # memory kept the tail
+    assert time.monotonic() - started < 6
+    assert not [p for p in psutil.process_iter(["cmdline"])
+                if p.info["cmdline"] == ["sleep", "1000"] and p.ppid() == 1
+                and p.status() != psutil.STATUS_ZOMBIE and p.create_time() >= started]
