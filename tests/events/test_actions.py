@@ -286,3 +286,16 @@ def test_no_value_runs_anything_whatever_the_dialect(ws: Workspace, value: str) 
     assert not list(ws.path.rglob("CANARY")) and not list(Path("/").glob("CANARY"))
     seen = (ws.path / "seen").read_text()
     assert seen == f"{value}|" * 10
+
+
+def test_an_autoagent_hook_reads_the_common_fields_on_stdin(ws: Workspace) -> None:
+    """AutoAgent's hooks read eventName, sessionId, workspace and timestamp from stdin
+    (seed 003, "Input (via stdin)"): its own check-incomplete-todos.sh read null."""
+    out = ws.path / "stdin.json"
+    ws.write(".autoagent/config.json", json.dumps({"hooks": {"PreExecutionStart": [
+        {"type": "command", "command": f"cat > {out}"}]}}))
+    ws.fire("PreExecutionStart", {"issueNumber": 7, "sessionId": "forged"})
+    got = json.loads(out.read_text())
+    assert got["eventName"] == "PreExecutionStart"
+    assert got["sessionId"] == ws.sid and got["workspace"] == str(ws.path)
+    assert got["timestamp"].endswith("Z") and got["issueNumber"] == 7

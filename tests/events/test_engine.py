@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import uuid
 from pathlib import Path
 
 import psutil
@@ -198,17 +199,23 @@ hooks:
 
 
 def test_fire_and_forget_is_started_owned_and_stopped(ws: Workspace) -> None:
+    # A sleep of its own (another test's, or another suite's, "sleep 1000" is not ours),
+    # and the first hook's thread given the moment it needs to notice its exit: this
+    # test failed on a fresh clone for both reasons.
+    mine = f"1000.{uuid.uuid4().int % 10**6:06d}"
     ws.pipeline({"on_iteration_complete": [
         {"type": "shell", "command": "sleep 0.3; touch done-later"},
-        {"type": "shell", "command": "sleep 1000"}]})
+        {"type": "shell", "command": f"sleep {mine}"}]})
     outcome = ws.fire("on_iteration_complete")
     assert [r["status"] for r in outcome["results"]] == ["started", "started"]
     wait_for(lambda: (ws.path / "done-later").exists(), what="the background hook")
-    assert ws.engine is not None and ws.engine.background.running() == 1
+    assert ws.engine is not None
+    wait_for(lambda: ws.engine.background.running() == 1,  # type: ignore[union-attr]
+             what="the finished one to be reaped")
     ws.engine.shutdown()
     assert ws.engine.background.running() == 0
     assert not [p for p in psutil.process_iter(["cmdline"])
-                if p.info["cmdline"] == ["sleep", "1000"]]
+                if p.info["cmdline"] == ["sleep", mine]]
 
 
 def test_fire_and_forget_is_bounded(ws: Workspace) -> None:
@@ -230,7 +237,8 @@ def test_json_event_on_stdin_and_the_variable_table(ws: Workspace) -> None:
     ws.fire("on_iteration_complete", {"iteration": 2, "stage": "work", "issueNumber": 9})
     event = json.loads((ws.path / "event.json").read_text())
     assert event == {"event": "post_iteration", "iteration": 2, "stage": "work",
-                     "issueNumber": 9}
+                     "issueNumber": 9, "eventName": "post_iteration", "sessionId": ws.sid,
+                     "workspace": str(ws.path), "timestamp": event["timestamp"]}
     names = [line.split("=", 1) for line in (ws.path / "vars").read_text().splitlines()]
     got = dict(names)
     assert (got["EVENT"], got["ITERATION"], got["STAGE"], got["ISSUE_NUMBER"]) == (

@@ -54,12 +54,24 @@ def git_push(call: Call) -> ActionResult:
     return run_process(call, ["git", "push", call.hook.spec["remote"], branch], git=True)
 
 
+def event_input(call: Call) -> dict[str, object]:
+    """The event as a hook reads it on stdin: the payload, and the fields every seed's
+    hooks may rely on (AutoAgent: eventName, sessionId, workspace, timestamp), initd's
+    own winning over a payload's."""
+    name = call.event
+    if call.hook.dialect == "autoagent":  # its own CamelCase name: hooks.PreExecutionStart[0]
+        name = call.hook.key.split(".", 1)[-1].split("[", 1)[0] or name
+    return {**call.payload, "event": call.event, "eventName": name,
+            "sessionId": call.variables.get("SESSION"), "workspace": call.workspace,
+            "timestamp": call.variables.get("TIMESTAMP")}
+
+
 def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = None,
          unknown: tuple[str, ...] = (), git: bool = False) -> ActionResult:
     env = {**call.env, **(refs or {})}
     if git:  # the workspace's repository, whatever git may have called the agent
         env = {k: v for k, v in env.items() if not k.startswith("GIT_")}
-    stdin = json.dumps({"event": call.event, **call.payload}).encode()
+    stdin = json.dumps(event_input(call)).encode()
     started = time.monotonic()
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
                          timeout=call.hook.timeout, stdin=stdin, grace=call.grace,
