@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.hooks.test_session import add_hook, clean_sessions  # noqa: F401 - autouse
+from tests.hooks.support import add_hook, forget_session
 
 INITD = [sys.executable, "-m", "initd", "hooks"]
 
@@ -23,6 +24,13 @@ def ws(tmp_path: Path) -> Path:
     add_hook(hooks, "30-typo.sh", "true", type="sesion")
     (hooks / "README.md").write_text("# hooks\n")
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def forget_the_cli_session() -> Iterator[None]:
+    """`hooks run` below keeps its status in the session "cli-run": not left behind."""
+    yield
+    forget_session("cli-run")
 
 
 def hooks_cmd(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.hooks.support import ROOT_HOME, forget_session, git_repo
-from tests.service.support import call, start
-from tests.service.test_supervised import is_service, service_process
+from tests.service.support import call, is_service, service_process, start
 from tests.support.harness import wait_for
 
 INITD = [sys.executable, "-m", "initd"]

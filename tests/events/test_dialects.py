@@ -14,7 +14,7 @@ import pytest
 from initd.events import dialects
 from initd.events.dialects import autoagent, iteratr, nyzhi, pipelines
 from initd.events.dialects.common import LoadError
-from tests.hooks.test_session import add_hook
+from tests.hooks.support import add_hook
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

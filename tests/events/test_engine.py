@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from tests.events.support import Workspace
-from tests.hooks.test_session import add_hook
+from tests.hooks.support import add_hook
 from tests.support.harness import wait_for
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from initd import log, options, settings
@@ -66,3 +68,27 @@ def forget_session(sid: str, *homes: str) -> None:
         current = records / "current"
         if current.is_symlink() and os.readlink(current).startswith(f"{sid}."):
             current.unlink()
+
+
+def add_hook(directory: Path, filename: str, body: str, **fields: object) -> Path:
+    """A discobot hook file: a shebang, front matter (``fields``), a body."""
+    front = "".join(f"# {key}: {json.dumps(value)}\n" for key, value in fields.items())
+    path = directory / filename
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\n#---\n{front}#---\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+def checker(repo: Path, filename: str, pattern: str, bad_word: str, **fields: object) -> None:
+    """A file hook that fails while any matching dirty file contains ``bad_word``."""
+    add_hook(repo / ".discobot" / "hooks", filename,
+             f'for f in $DISCOBOT_CHANGED_FILES; do if grep -q {bad_word} "$f"; then '
+             f'echo "$f: has {bad_word}"; exit 1; fi; done; echo ok',
+             type="file", pattern=pattern, **fields)
+
+
+def settle() -> None:
+    """Let the file system's coarse clock tick past the writes just made, as the seed's
+    200 ms pause after a turn does: a write in the marker's own tick counts again."""
+    time.sleep(0.02)

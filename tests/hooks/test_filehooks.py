@@ -15,8 +15,15 @@ import pytest
 
 from initd.hooks import discovery, filehooks, message, session
 from initd.hooks.model import Hook
-from tests.hooks.support import forget_session, git_ok, git_repo, hook_context
-from tests.hooks.test_session import add_hook
+from tests.hooks.support import (
+    add_hook,
+    checker,
+    forget_session,
+    git_ok,
+    git_repo,
+    hook_context,
+    settle,
+)
 
 
 @pytest.fixture
@@ -35,22 +42,8 @@ def ctx(repo: Path) -> Iterator[session.HookContext]:
     forget_session(sid)
 
 
-def settle() -> None:
-    """Let the file system's coarse clock tick past the writes just made, as the seed's
-    200 ms pause after a turn does: a write in the marker's own tick counts again."""
-    time.sleep(0.02)
-
-
 def hooks_of(repo: Path) -> tuple[Hook, ...]:
     return discovery.for_workspace(str(repo), str(repo / "no-image")).hooks
-
-
-def checker(repo: Path, filename: str, pattern: str, bad_word: str, **fields: object) -> None:
-    """A file hook that fails while any matching dirty file contains ``bad_word``."""
-    add_hook(repo / ".discobot" / "hooks", filename,
-             f'for f in $DISCOBOT_CHANGED_FILES; do if grep -q {bad_word} "$f"; then '
-             f'echo "$f: has {bad_word}"; exit 1; fi; done; echo ok',
-             type="file", pattern=pattern, **fields)
 
 
 def test_the_seeds_example_a_fails_b_stays_pending_then_both_pass(repo: Path, ctx) -> None:

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from initd.hooks import precommit
-from tests.hooks.support import GIT_ENV, ROOT_HOME, git, git_repo
-from tests.hooks.test_session import add_hook
+from tests.hooks.support import GIT_ENV, ROOT_HOME, add_hook, git, git_repo
 from tests.support.harness import run
 from tests.support.users import AGENT
 

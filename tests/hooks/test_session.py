@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.hooks.support import ROOT_HOME
+from tests.hooks.support import ROOT_HOME, add_hook
 from tests.support.harness import Initd, run, wait_for
 from tests.support.users import AGENT
 
@@ -49,15 +49,6 @@ def workspace() -> Iterator[Path]:
     (path / ".discobot" / "hooks").mkdir(parents=True)
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def add_hook(directory: Path, filename: str, body: str, **fields: object) -> Path:
-    front = "".join(f"# {key}: {json.dumps(value)}\n" for key, value in fields.items())
-    path = directory / filename
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"#!/bin/sh\n#---\n{front}#---\n{body}\n")
-    path.chmod(0o755)
-    return path
 
 
 def hooks(ws: Path) -> Path:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Any
 
+import psutil
+
 from initd.service import client
+from tests.support.harness import wait_for
+
+INITD = [sys.executable, "-m", "initd"]
 
 
 def call(sock: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -22,3 +28,21 @@ def start(sock: str, workspace: str, session: str, *more: str) -> subprocess.Pop
     line = proc.stdout.readline()
     assert line.startswith("ready"), line
     return proc
+
+
+def verb(*args: str, sock: str) -> subprocess.CompletedProcess[str]:
+    """``initd VERB …`` from a shell, against the service at ``sock``."""
+    return subprocess.run([*INITD, *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "INITD_SOCKET": sock})
+
+
+def is_service(p: psutil.Process) -> bool:
+    try:
+        return "service" in p.cmdline()
+    except psutil.Error:  # exited (or a zombie) while we looked
+        return False
+
+
+def service_process(init) -> psutil.Process:  # type: ignore[no-untyped-def]
+    return wait_for(lambda: next((p for p in init.descendants() if is_service(p)), None),
+                    what="hook service")

@@ -9,7 +9,6 @@ import signal
 import socket
 import stat
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -19,10 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.hooks.support import ROOT_HOME, forget_session, git_repo
-from tests.hooks.test_filehooks import checker, settle
-from tests.hooks.test_session import add_hook
-from tests.service.support import call, start
+from tests.hooks.support import ROOT_HOME, add_hook, checker, forget_session, git_repo, settle
+from tests.service.support import call, start, verb
 
 
 @pytest.fixture
@@ -189,12 +186,6 @@ def _pgid(pid: int) -> int | None:
         return None
 
 
-def verb(*args: str, sock: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*INITD, *args], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "INITD_SOCKET": sock})
-
-
-INITD = [sys.executable, "-m", "initd"]
 
 
 def test_cli_verbs_over_the_socket(service: str, repo: Path) -> None:

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hooks.support import ROOT_HOME, forget_session, git, git_ok
-from tests.hooks.test_session import add_hook
+from tests.hooks.support import ROOT_HOME, add_hook, forget_session, git, git_ok
 from tests.service.support import call, start
 
 TURNS, RERUNS, COMMITS = 450, 450, 100  # 1,000 rounds

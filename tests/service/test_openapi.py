@@ -21,8 +21,7 @@ from initd.service.link import SupervisorLink
 from initd.settings import Restart
 from initd.supervised import Supervised
 from initd.supervisor import describe
-from tests.hooks.support import forget_session, git_repo, hook_context
-from tests.hooks.test_filehooks import checker
+from tests.hooks.support import checker, forget_session, git_repo, hook_context
 from tests.support.harness import wait_for
 
 

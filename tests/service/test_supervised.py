@@ -13,10 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.hooks.support import ROOT_HOME, forget_session, git_repo
-from tests.hooks.test_filehooks import checker, settle
-from tests.hooks.test_session import add_hook
-from tests.service.support import call
+from tests.hooks.support import ROOT_HOME, add_hook, checker, forget_session, git_repo, settle
+from tests.service.support import call, is_service, service_process
 from tests.support.harness import wait_for
 
 
@@ -31,18 +29,6 @@ def ws(tmp_path: Path) -> Iterator[tuple[Path, str, str]]:
 def args(repo: Path, sid: str, sock: str, *cmd: str) -> list[str]:
     return ["--workspace", str(repo), "--session-id", sid, "--hooks-dir", str(repo / "none"),
             "--socket", sock, "--", *cmd]
-
-
-def is_service(p: psutil.Process) -> bool:
-    try:
-        return "service" in p.cmdline()
-    except psutil.Error:  # exited (or a zombie) while we looked
-        return False
-
-
-def service_process(init) -> psutil.Process:  # type: ignore[no-untyped-def]
-    return wait_for(lambda: next((p for p in init.descendants() if is_service(p)), None),
-                    what="hook service")
 
 
 def test_a_relative_workspace_is_the_same_place_for_the_service(initd, ws) -> None:

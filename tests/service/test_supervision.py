@@ -22,11 +22,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.hooks.support import ROOT_HOME, forget_session, git, git_ok
-from tests.hooks.test_session import add_hook
-from tests.service.support import call
-from tests.service.test_api import verb
-from tests.service.test_supervised import service_process
+from tests.hooks.support import ROOT_HOME, add_hook, forget_session, git, git_ok
+from tests.service.support import call, service_process, verb
 from tests.support.harness import Initd, proc_status, run, wait_for
 from tests.support.users import AGENT as AGENT_USER
 
