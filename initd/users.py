@@ -47,6 +47,14 @@ def lookup(spec: str) -> Account:
     )
 
 
+def current() -> Account:
+    """This process's own user, for hooks run without a privilege drop: HOME as the
+    environment says (every program's ~, ``initd hooks list`` included), else passwd's."""
+    account = lookup(str(os.geteuid()))
+    home = os.environ.get("HOME", "")
+    return account._replace(home=home) if os.path.isabs(home) else account
+
+
 def require_can_become(account: Account) -> None:
     """Dropping to another user needs root; say so instead of failing in the child."""
     if os.geteuid() != 0 and os.geteuid() != account.uid:

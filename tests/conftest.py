@@ -3,13 +3,23 @@ from __future__ import annotations
 import grp
 import os
 import pwd
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 
-from tests.support.harness import Initd
+from tests.support.harness import Initd  # (neither reads HOME when imported)
 from tests.support.users import AGENT, AGENT_GROUP
+
+# Hermetic: a HOME of the run's own, set before any test module is imported (their
+# helpers read it), so that initd's state for hooks run as the tests' own user (the
+# hooks' ~/.discobot) never lands in the real home. the_real_home_is_untouched
+# below fails the run if it does.
+REAL_HOME = pwd.getpwuid(os.geteuid()).pw_dir
+HOME = tempfile.mkdtemp(prefix="initd-tests-home-")
+os.environ["HOME"] = HOME
 
 
 @pytest.fixture
@@ -43,3 +53,23 @@ def agent_user() -> Iterator[pwd.struct_passwd]:
 @pytest.fixture(scope="session")
 def agent_groups(agent_user: pwd.struct_passwd) -> set[int]:
     return {agent_user.pw_gid, grp.getgrnam(AGENT_GROUP).gr_gid}
+
+
+def _real_state() -> list[str]:
+    found = []
+    for sub in (".discobot", os.path.join(".discobot", "sessions")):
+        try:
+            found += [f"{sub}/{name}" for name in sorted(os.listdir(os.path.join(REAL_HOME, sub)))]
+        except OSError:
+            pass
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def the_real_home_is_untouched() -> Iterator[None]:
+    """Fails the run when any test left state in the real ~/.discobot."""
+    before = _real_state()
+    yield
+    shutil.rmtree(HOME, ignore_errors=True)
+    added = sorted(set(_real_state()) - set(before))
+    assert added == [], f"tests wrote into the real home {REAL_HOME}: {added}"

@@ -72,7 +72,7 @@ def context(config: Settings, agent: users.Account | None, log: Logger,
     boot recovers every one (nothing of initd's runs yet), a (re)started hook service
     those whose runner is gone; a commit or a CLI run none, as a background session hook
     may really be running."""
-    agent = agent or users.lookup(str(os.geteuid()))
+    agent = agent or users.current()
     session = session or session_id(config, log)
     owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
     store = StatusStore.for_session(agent.home, session, owner)
@@ -131,8 +131,8 @@ def recover_interrupted(ctx: HookContext, gone: Callable[[dict[str, Any]], bool]
 
 
 def account_for(hook: Hook, ctx: HookContext) -> users.Account:
-    """Only the exact ``run_as: root`` (validated) keeps initd's own user and root's HOME."""
-    return ctx.agent if hook.run_as == "user" else users.lookup(str(os.geteuid()))
+    """Only the exact ``run_as: root`` (validated) keeps initd's own user and its HOME."""
+    return ctx.agent if hook.run_as == "user" else users.current()
 
 
 def environment(hook: Hook, ctx: HookContext,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import shutil
 import subprocess
 import time
@@ -14,7 +13,7 @@ from initd import log, options, settings
 from initd.hooks import session
 from initd.hooks.runner import Result
 
-ROOT_HOME = pwd.getpwuid(os.geteuid()).pw_dir  # where hooks run as the tests' user keep state
+ROOT_HOME = os.environ["HOME"]  # the run's own (tests/conftest.py): hooks as the tests' user
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 

@@ -166,7 +166,8 @@ def test_user_and_root_hooks(workspace: Path, tmp_path: Path, agent_user: pwd.st
         home = agent_user.pw_dir
         root_log, user_log = (Path(home, ".discobot/users/hooks/output", f"{n}.log").read_text()
                               for n in ("10-root", "20-user"))
-        assert root_log.splitlines() == ["0 0 /root root", "write=ok"]
+        # a root hook keeps initd's own user and HOME (the run's, tests/conftest.py)
+        assert root_log.splitlines() == [f"0 0 {os.environ['HOME']} root", "write=ok"]
         uid, *groups, user_home, user = user_log.splitlines()[0].split()
         assert int(uid) == agent_user.pw_uid
         assert {int(g) for g in groups} == agent_groups
