@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from initd.events import actions
+from initd.events import actions, model
 from initd.events.actions import ActionResult, Call
 from initd.log import Logger
 
@@ -21,9 +21,14 @@ def attempts(call: Call) -> ActionResult:
     own_retries = call.hook.action == "webhook"
     tries = 1 + (call.hook.retries if call.hook.on_failure == "retry" and not own_retries
                  else 0)
+    # Exit 2 is a decision only where the event can be blocked; elsewhere (an iteration's
+    # end, a stage's) it is a failure like any other, and retried like one (seed 004).
+    event = model.resolve(call.event)
+    decided = event is not None and event.blockable
     for attempt in range(tries):
         result = actions.run(call)
-        if result.status == "ok" or result.exit_code == 2 or attempt == tries - 1:
+        if result.status == "ok" or (decided and result.exit_code == 2) \
+                or attempt == tries - 1:
             return result
         if (call.cancel or threading.Event()).wait(call.hook.retry_delay):
             return result

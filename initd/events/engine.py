@@ -201,7 +201,9 @@ class _State:
             else:
                 note = note or f"asked to block, but {event.name} cannot be blocked"
         if event.name in CONTEXT_EVENTS:
-            self.context.append(_context_text(hook, result))
+            text = _context_text(hook, result)
+            if text:  # a hook that printed nothing adds no empty line (as iteratr does)
+                self.context.append(text)
         self.results.append({
             "hook": hook.where, "dialect": hook.dialect, "action": hook.action,
             "command": hook.label, "status": "blocked" if blocks else result.status,

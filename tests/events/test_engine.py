@@ -172,6 +172,21 @@ def test_on_failure_retry(ws: Workspace) -> None:
     assert (ws.path / "tries2").read_text() == "y\ny\ny\n"  # 1 + 2 retries
 
 
+def test_on_failure_retry_retries_an_exit_2_where_it_cannot_block(ws: Workspace) -> None:
+    """Exit 2 blocks a blockable event (a decision: not retried); at an iteration's end it
+    is just a failure, and agent-pipelines retries it (it never was)."""
+    ws.pipeline({"on_iteration_complete": [shell("echo z >> tries; exit 2",
+                                                 on_failure="retry", retries=2,
+                                                 retry_delay=0)]})
+    ws.fire("on_iteration_complete")
+    assert (ws.path / "tries").read_text() == "z\nz\nz\n"
+    add_hook(ws.path / ".discobot" / "hooks", "10-pre.sh",
+             f"echo w >> {ws.path}/tries-pre; exit 2", type="pre_tool", on_failure="retry",
+             retries=2, retry_delay=0)
+    assert ws.fire("pre_tool", {"tool_name": "bash"})["blocked"]
+    assert (ws.path / "tries-pre").read_text() == "w\n"  # a decision: once
+
+
 # --- pre_iteration: context for the next prompt
 
 
@@ -180,6 +195,7 @@ def test_pre_iteration_output_is_context_raw_with_failures_as_text(ws: Workspace
 hooks:
   pre_iteration:
     - command: "echo 'iteration {{iteration}} of {{session}}'"
+    - command: "true"
     - command: "echo partial; echo oops >&2; exit 5"
     - command: "sleep 5"
       timeout: 0.3
