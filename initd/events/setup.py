@@ -47,11 +47,40 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
     events = ctx.store.place._replace(parts=(*ctx.store.place.parts[:-1], "events"))
     events.open(create=True).close()  # ~/.discobot/<session>/events, never through a link
     state_dir = events.path
+    base = {**pipeline_secrets(ctx), **os.environ}  # the real environment wins
     setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
-                  env=proc.environment(os.environ, ctx.agent, remove=ctx.secrets),
+                  env=proc.environment(base, ctx.agent, remove=ctx.secrets),
                   # the service already is the agent (or both are root): nothing to drop,
                   # and a spawn without a user switch can use vfork (a fork of a big
                   # process costs a millisecond)
                   account=None if ctx.agent.uid == os.geteuid() else ctx.agent,
                   grace=ctx.grace, log=ctx.log, trust=ctx.trust)
     return Engine(setup, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home), record)
+
+
+SECRETS_FILE = (".config", "agent-pipelines", "secrets.env")
+SECRETS_LIMIT = 2**16
+
+
+def pipeline_secrets(ctx: HookContext) -> dict[str, str]:
+    """agent-pipelines' ``~/.config/agent-pipelines/secrets.env`` (seed 004: "Store in
+    ~/.config/agent-pipelines/secrets.env or use ${SLACK_WEBHOOK} from environment"): the
+    agent user's, read as .env, never over the real environment; a bad one is a line."""
+    import io
+
+    from dotenv import dotenv_values
+
+    from initd import agentfs
+
+    path = os.path.join(ctx.agent.home, *SECRETS_FILE)
+    try:
+        raw, _ = agentfs.read_regular(path, SECRETS_LIMIT + 1)
+        if len(raw) > SECRETS_LIMIT:
+            raise agentfs.Unsafe(0, f"{path}: over {SECRETS_LIMIT} bytes: not read")
+        values = dotenv_values(stream=io.StringIO(raw.decode("utf-8")))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as err:
+        ctx.log.warning("agent-pipelines secrets not read", file=path, error=str(err))
+        return {}
+    return {k: v for k, v in values.items() if v is not None}

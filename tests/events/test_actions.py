@@ -299,3 +299,27 @@ def test_an_autoagent_hook_reads_the_common_fields_on_stdin(ws: Workspace) -> No
     assert got["eventName"] == "PreExecutionStart"
     assert got["sessionId"] == ws.sid and got["workspace"] == str(ws.path)
     assert got["timestamp"].endswith("Z") and got["issueNumber"] == 7
+
+
+def test_agent_pipelines_secrets_env_fills_a_webhook_url(ws: Workspace,
+                                                         receiver: Receiver) -> None:
+    """Seed 004: webhook URLs live in ~/.config/agent-pipelines/secrets.env (or the
+    environment, which wins). It was never read: the URL stayed ${…} and was refused."""
+    import os
+
+    secrets = Path(os.environ["HOME"], ".config", "agent-pipelines", "secrets.env")
+    secrets.parent.mkdir(parents=True, exist_ok=True)
+    secrets.write_text(f"INITD_TEST_HOOK_URL={receiver.url}/from-secrets\n"
+                       "INITD_TEST_SHADOWED=from-file\n")
+    try:
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("INITD_TEST_SHADOWED", "from-env")
+            ws.pipeline({"on_error": [webhook("${INITD_TEST_HOOK_URL}",
+                                              body={"v": "${INITD_TEST_SHADOWED}"})]})
+            ws.fire("on_error")
+        wait_for(lambda: receiver.requests, what="the webhook")
+        [request] = receiver.requests
+        assert request["path"] == "/from-secrets"
+        assert json.loads(request["body"]) == {"v": "from-env"}
+    finally:
+        secrets.unlink()
