@@ -286,16 +286,18 @@ class Dir:
             _fchown(fd, self.owner)
 
 
-def read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result]:
+def read_regular(path: str, limit: int, *,
+                 whole: bool = False) -> tuple[bytes, os.stat_result]:
     """A file wherever ``path`` leads (links followed: a hook file may be one), with its
     status: never a FIFO, device or directory (opened non-blocking, checked with fstat on
-    the open file, so no swap can slip in between), never more than ``limit`` bytes."""
+    the open file, so no swap can slip in between), never more than ``limit`` bytes (with
+    ``whole``, a longer file is Unsafe instead of cut)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise Unsafe(errno.EINVAL, f"{path}: not a regular file: not read")
-        return _read_limited(fd, limit, path, whole=False), info
+        return _read_limited(fd, limit, path, whole=whole), info
     finally:
         os.close(fd)
 

@@ -74,9 +74,7 @@ def pipeline_secrets(ctx: HookContext) -> dict[str, str]:
 
     path = os.path.join(ctx.agent.home, *SECRETS_FILE)
     try:
-        raw, _ = agentfs.read_regular(path, SECRETS_LIMIT + 1)
-        if len(raw) > SECRETS_LIMIT:
-            raise agentfs.Unsafe(0, f"{path}: over {SECRETS_LIMIT} bytes: not read")
+        raw, _ = agentfs.read_regular(path, SECRETS_LIMIT, whole=True)
         values = dotenv_values(stream=io.StringIO(raw.decode("utf-8")))
     except FileNotFoundError:
         return {}

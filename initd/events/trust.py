@@ -43,10 +43,10 @@ def for_script(path: str, content: bytes | None = None) -> Entry | None:
     is not a regular file or is over SCRIPT_LIMIT (it will not run)."""
     if content is None:
         try:
-            content, _ = agentfs.read_regular(path, SCRIPT_LIMIT + 1)
-        except OSError:
+            content, _ = agentfs.read_regular(path, SCRIPT_LIMIT, whole=True)
+        except OSError:  # (Unsafe too: over SCRIPT_LIMIT, a FIFO)
             return None
-    if len(content) > SCRIPT_LIMIT:
+    if len(content) > SCRIPT_LIMIT:  # root's copy, handed in
         return None
     return Entry(path, hashlib.sha256(path.encode() + b"\0" + content).hexdigest(), path)
 

@@ -27,14 +27,14 @@ def read(path: str, fmt: str) -> Any:
     from initd import agentfs
 
     try:
-        raw, _ = agentfs.read_regular(path, CONFIG_LIMIT + 1)
+        raw, _ = agentfs.read_regular(path, CONFIG_LIMIT, whole=True)
         text = raw.decode("utf-8")
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except agentfs.Unsafe as err:  # says the path and why (over CONFIG_LIMIT, a FIFO)
+        raise LoadError(str(err)) from None
     except (OSError, UnicodeDecodeError) as err:
         raise LoadError(f"{path}: cannot read: {err}") from None
-    if len(raw) > CONFIG_LIMIT:
-        raise LoadError(f"{path}: over {CONFIG_LIMIT} bytes: not read")
     try:
         if fmt == "yaml":
             from initd import safeyaml
