@@ -52,8 +52,13 @@ def ready(argv: Sequence[str]) -> int:
 def _timeout_option(p: Parser) -> None:
     from initd import settings
 
-    p.add_argument("--timeout", metavar="SECONDS", default=PROBE_TIMEOUT,
-                   type=lambda text: settings.seconds(text) or PROBE_TIMEOUT,
+    def positive(text: str) -> float:
+        seconds = settings.seconds(text)
+        if not seconds > 0:
+            raise ValueError("expected a number of seconds > 0")
+        return seconds
+
+    p.add_argument("--timeout", metavar="SECONDS", default=PROBE_TIMEOUT, type=positive,
                    help=f"give up after this long (default {PROBE_TIMEOUT:g}; keep it "
                         "under the probe's timeoutSeconds)")
 
