@@ -36,11 +36,16 @@ def verb(*args: str, sock: str) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, "INITD_SOCKET": sock})
 
 
-def is_service(p: psutil.Process) -> bool:
+def args(p: psutil.Process) -> list[str]:
+    """Its command line; [] once it exited (a zombie has none: psutil raises)."""
     try:
-        return "service" in p.cmdline()
+        return p.cmdline()
     except psutil.Error:  # exited (or a zombie) while we looked
-        return False
+        return []
+
+
+def is_service(p: psutil.Process) -> bool:
+    return "service" in args(p)
 
 
 def service_process(init) -> psutil.Process:  # type: ignore[no-untyped-def]

@@ -23,7 +23,7 @@ import psutil
 import pytest
 
 from tests.hooks.support import ROOT_HOME, add_hook, forget_session, git, git_ok
-from tests.service.support import call, service_process, verb
+from tests.service.support import args, call, service_process, verb
 from tests.support.harness import Initd, proc_status, run, wait_for
 from tests.support.users import AGENT as AGENT_USER
 
@@ -168,7 +168,7 @@ def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
     alive = verb("health", sock=init.socket)
     assert alive.returncode == 0 and json.loads(alive.stdout)["agent"]["ready"]
     _, health = call(init.socket, "GET", "/v1/health")
-    [real] = [p for p in init.descendants() if p.cmdline()[1:2] == ["-c"]]
+    [real] = [p for p in init.descendants() if args(p)[1:2] == ["-c"]]
     in_container = int(proc_status(real.pid, "NSpid").split()[-1])  # pids as PID 1 sees
     assert health["agent"]["pid"] == in_container  # type: ignore[index]
     assert health["initd"]["phase"] == "running"  # type: ignore[index]
@@ -209,7 +209,7 @@ def test_a_killed_services_hook_is_stopped_not_orphaned(initd, ws) -> None:
     wait_for(lambda: answer(init.socket, "GET", "/v1/health")[0] == 200, what="the API")
     threading.Thread(target=answer, args=(init.socket, "POST", "/v1/turn"), daemon=True).start()
     leader = wait_for(lambda: next((p.pid for p in init.descendants() if any(
-        "10-slow.sh" in arg for arg in p.cmdline())), None), what="the hook")
+        "10-slow.sh" in arg for arg in args(p))), None), what="the hook")
     wait_for(lambda: len([p for p in psutil.process_iter() if _pgid(p.pid) == leader]) == 2,
              what="the hook's sleep")
     group = [p for p in psutil.process_iter() if _pgid(p.pid) == leader]
@@ -454,7 +454,7 @@ def test_a_fork_failure_while_the_service_restarts_never_takes_the_agent_down(
     assert agent.is_running() and agent.status() != psutil.STATUS_ZOMBIE
     (pids_cgroup / "pids.max").write_text("max")
     wait_for(lambda: next((p for p in init.descendants() if p.pid != first.pid and
-                           "service" in " ".join(p.cmdline())), None), timeout=30,
+                           "service" in " ".join(args(p))), None), timeout=30,
              what="the service back")
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM, init.stderr[-3000:]
