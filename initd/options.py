@@ -93,9 +93,12 @@ def parser() -> Parser:
         f"{settings.DEFAULT_HOOKS_DIR})")
     add("--secret", metavar="NAME", action="append", help="an environment variable no "
         "hook may see; repeatable (INITD_SECRETS; default DISCOBOT_SECRET)")
+    add("--state-dir", metavar="DIR", type=typed(settings.path), help="where hook status, "
+        "hook logs and session records are kept, e.g. a volume under a --read-only root "
+        "(INITD_STATE_DIR; default: the agent user's ~/.discobot)")
     add("--socket", metavar="PATH", type=typed(settings.path), help="where the hook "
         "service's control API listens; the agent gets it as INITD_SOCKET (INITD_SOCKET; "
-        f"default {settings.DEFAULT_SOCKET})")
+        f"{settings.SOCKET_HELP})")
     add("--service", dest="service", action="store_const", const=True, help="always run "
         "the hook service (INITD_SERVICE=1; default: when there is a workspace)")
     add("--no-service", dest="service", action="store_const", const=False,

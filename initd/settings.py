@@ -19,6 +19,8 @@ from initd.errors import InitdError, shown
 DEFAULT_CONFIG = "/etc/initd/initd.yaml"
 DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
 DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
+SOCKET_HELP = (f"default {DEFAULT_SOCKET} as root, else $XDG_RUNTIME_DIR/initd.sock or "
+               "/tmp/initd-UID/initd.sock")
 DEFAULT_TRUST_FILE = "/var/lib/initd/trust.json"  # root's: the agent cannot approve its hooks
 ALWAYS_SECRET = ("DISCOBOT_SECRET",)  # removed from every hook's environment, whatever else
 
@@ -134,6 +136,24 @@ def path(value: object) -> str:
     return os.path.abspath(text)
 
 
+def default_socket(environ: Mapping[str, str] = os.environ) -> str:
+    """Where the control API listens when nobody says: root's /run/initd; anyone else
+    cannot make that directory (``podman run --user 1000``, a random uid), so their own
+    runtime directory, else a directory of their own in /tmp. The same answer in initd
+    and in a probe run beside it (``initd health`` as the same user, same environment)."""
+    uid = os.geteuid()
+    if uid == 0:
+        return DEFAULT_SOCKET
+    runtime = environ.get("XDG_RUNTIME_DIR", "")
+    try:
+        info = os.stat(runtime) if os.path.isabs(runtime) else None
+    except OSError:
+        info = None
+    if info is not None and info.st_uid == uid:
+        return os.path.join(runtime, "initd.sock")
+    return f"/tmp/initd-{uid}/initd.sock"
+
+
 def session_ident(value: object) -> str:
     """A session id names a directory in ~/.discobot: one plain name, never a way out."""
     text = str(value)
@@ -185,7 +205,8 @@ OPTIONS = (
     Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
     Option("secret", names, ALWAYS_SECRET, ("INITD_SECRETS",)),
     Option("precommit", boolean, True, ("INITD_PRECOMMIT",)),
-    Option("socket", path, DEFAULT_SOCKET, ("INITD_SOCKET",)),
+    Option("state_dir", path, None, ("INITD_STATE_DIR",)),  # None: the agent's ~/.discobot
+    Option("socket", path, None, ("INITD_SOCKET",)),  # None: default_socket()
     Option("service", boolean, None, ("INITD_SERVICE",)),  # None: when there is a workspace
     Option("ready_port", port, None, ("INITD_READY_PORT",)),
     Option("ready_url", url, None, ("INITD_READY_URL",)),
@@ -216,6 +237,7 @@ class Settings(NamedTuple):
     hooks_dir: str
     secret: tuple[str, ...]  # variables removed from every hook's environment
     precommit: bool  # install the managed pre-commit chain at boot
+    state_dir: str | None  # hook status, logs, session records; None: ~/.discobot
     socket: str  # where the hook service's control API listens
     service: bool | None  # run the hook service: yes, no, or None: when there's a workspace
     ready_port: int | None  # the agent is ready when this port on loopback answers
@@ -245,6 +267,7 @@ def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settin
         command=tuple(flags.command),
         workspace_given=values["workspace"] is not None,
         workspace=values.pop("workspace") or os.getcwd(),
+        socket=values.pop("socket") or default_socket(environ),
         config=config_path if config else None,
         warnings=tuple(warnings),
         **values,

@@ -28,6 +28,15 @@ LIMIT = 2**20  # a state file of initd's is a few KiB; past this it is not ours
 LOCK_WAIT = 10.0  # seconds; writers hold the lock for milliseconds
 
 
+def root(home: str, state_dir: str | None, owner: tuple[int, int] | None = None) -> Place:
+    """Where initd keeps its state: --state-dir/INITD_STATE_DIR (the operator's: a volume,
+    trusted as named), else the agent's ``~/.discobot`` (walked from its home, never
+    through a link)."""
+    if state_dir:
+        return Place(state_dir, (), owner)
+    return Place(home, (".discobot",), owner)
+
+
 class StateFile:
     def __init__(self, place: Place, name: str, empty: Callable[[], Data],
                  limit: int = LIMIT) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from initd import __version__, agentfs, log, options, pid1, proc, settings, users
 from initd.backoff import Backoff
-from initd.errors import InitdError
+from initd.errors import InitdError, shown
 from initd.hooks import discovery, precommit
 from initd.hooks.model import Hook
 from initd.sigchan import SignalChannel
@@ -49,7 +49,7 @@ def boot(flags: argparse.Namespace) -> int:
                 config_file=config.config, user=config.user, restart=str(config.restart))
     for warning in config.warnings:
         logger.warning(warning)
-    account = agent_account(config)
+    account = agent_account(config, logger)
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
     repo = find_repo(config, account, logger) if wants_precommit(config) else None
@@ -108,12 +108,16 @@ def run_agent(config: settings.Settings, account: users.Account | None,
     return config.remapped(code)
 
 
-def agent_account(config: settings.Settings) -> users.Account | None:
-    """The agent user from --user, or None: the agent runs as whoever started initd."""
-    if config.user is None:
-        return None
-    account = users.lookup(config.user)
-    users.require_can_become(account)
+def agent_account(config: settings.Settings, logger: log.Logger) -> users.Account | None:
+    """The agent user from --user, or None: the agent runs as whoever started initd
+    (not root: always, said once when --user names someone else)."""
+    account = users.agent(config.user)
+    if config.user is not None and account is None:
+        me = os.geteuid()
+        logger.warning(f"not root (uid {me}): the agent, its hooks and the hook service "
+                       f"run as uid {me}, not as user {shown(config.user)} (switching "
+                       "users needs root; `podman run --user` decides who runs)",
+                       user=config.user)
     return account
 
 
@@ -158,12 +162,16 @@ def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook,
 
 def hook_context(config: settings.Settings, account: users.Account | None,
                  logger: log.Logger) -> HookContext:
-    """Where hooks keep their state, for this session; hooks a crash left "running" are
+    """Where hooks keep their state, for this session, made for the agent (said once
+    when it cannot be written: a --read-only root); hooks a crash left "running" are
     recovered first (nothing of initd's runs yet)."""
     from initd.hooks import session as sessions  # status, json, threads: on demand
 
-    return sessions.context(config, account, logger, sessions.session_id(config, logger),
-                            recover=sessions.any_runner)
+    ctx = sessions.context(config, account, logger, sessions.session_id(config, logger),
+                           recover=sessions.any_runner)
+    if ctx.state_problem is not None:
+        logger.warning(ctx.state_problem, state_dir=ctx.state.path)
+    return ctx
 
 
 def session_hooks(hooks: tuple[Hook, ...], ctx: HookContext | None, signals: SignalChannel,
@@ -272,6 +280,8 @@ def service_settings(config: settings.Settings) -> dict[str, str]:
            "INITD_TRUST": "1" if config.trust else "0", "INITD_TRUST_FILE": config.trust_file}
     if config.config is not None:
         env["INITD_CONFIG"] = config.config
+    if config.state_dir is not None:
+        env["INITD_STATE_DIR"] = config.state_dir
     return env
 
 
@@ -295,6 +305,8 @@ def agent_environment(config: settings.Settings, account: users.Account | None,
     env = proc.environment(os.environ, account, remove=("INITD_SOCKET",))
     if service is not None:
         env["INITD_SOCKET"] = config.socket
+    if config.state_dir is not None:  # the agent's `initd hooks status` reads it there
+        env["INITD_STATE_DIR"] = config.state_dir
     return env
 
 

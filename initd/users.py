@@ -49,17 +49,34 @@ def lookup(spec: str) -> Account:
 
 def current() -> Account:
     """This process's own user, for hooks run without a privilege drop: HOME as the
-    environment says (every program's ~, ``initd hooks list`` included), else passwd's."""
-    account = lookup(str(os.geteuid()))
+    environment says (every program's ~, ``initd hooks list`` included), else passwd's.
+    A uid with no passwd entry (OpenShift's random one, ``podman run --user 1000680000``)
+    is still a user: named by its number, its groups as this process has them."""
+    uid = os.geteuid()
+    try:
+        account = lookup(str(uid))
+    except InitdError:
+        account = Account(name=str(uid), uid=uid, gid=os.getegid(),
+                          groups=tuple(os.getgroups()), home="/", shell="/bin/sh")
     home = os.environ.get("HOME", "")
     return account._replace(home=home) if os.path.isabs(home) else account
 
 
-def require_can_become(account: Account) -> None:
-    """Dropping to another user needs root; say so instead of failing in the child."""
-    if os.geteuid() != 0 and os.geteuid() != account.uid:
-        raise InitdError(f"cannot run as user {account.name!r}: initd runs as uid "
-                         f"{os.geteuid()}, and only root can switch users (drop --user)")
+def agent(name: str | None) -> Account | None:
+    """Who the agent is, by --user/INITD_USER/AGENT_USER: that user when this process is
+    root or is that user already; else None, this process's own user. Only root can
+    switch users, so an initd that is not root runs everything as itself (``podman run
+    --user 1000``, a random uid), as a CLI verb run beside it does: an image's
+    ``ENV INITD_USER=agent`` is no reason to fail there (the supervisor says so once)."""
+    if name is None:
+        return None
+    if os.geteuid() == 0:
+        return lookup(name)
+    try:
+        account = lookup(name)
+    except InitdError:
+        return None
+    return account if account.uid == os.geteuid() else None
 
 
 def become(account: Account) -> None:

@@ -69,7 +69,7 @@ def main(argv: Sequence[str]) -> int:
         return run_hook(found, args.name, config)
     from initd.events import dialects  # the other hook systems' config files
 
-    home = users.lookup(config.user).home if config.user else os.path.expanduser("~")
+    home = (users.agent(config.user) or users.current()).home
     events = dialects.load_all(config.workspace, config.hooks_dir, home)
     if args.verb == "list":
         return list_hooks(found, events, as_json=args.json)
@@ -183,9 +183,7 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
     from initd.hooks import session  # status store, threads: only for running one
 
     log.configure(config.verbose, config.log_format)
-    agent = users.lookup(config.user) if config.user else None
-    if agent is not None:
-        users.require_can_become(agent)
+    agent = users.agent(config.user)
     ctx = session.context(config, agent, log.get(logger="hooks"))
     try:
         result = session.run_one(matches[0], ctx, echo=lambda line: print(line, flush=True))

@@ -48,7 +48,7 @@ def main(argv: Sequence[str]) -> int:
         return run(config, args.ids)
     # With --user, git reads the repository as the agent (its config runs nothing as
     # root) and the agent's own ~/.gitconfig is written by git run as the agent.
-    agent = users.lookup(config.user) if config.user else None
+    agent = users.agent(config.user)
     repo = precommit.Repo.find(config.workspace, agent)
     if repo is None:
         raise InitdError(f"{config.workspace} is not the top of a git repository (use "

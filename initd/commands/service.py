@@ -25,7 +25,7 @@ from initd.service.core import HookService
 def parser() -> Parser:
     p = Parser(prog="initd service", description="Serve the control API on a Unix socket.")
     p.add_argument("--socket", metavar="PATH", default=None,
-                   help=f"(INITD_SOCKET; default {settings.DEFAULT_SOCKET})")
+                   help=f"(INITD_SOCKET; {settings.SOCKET_HELP})")
     p.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
     p.add_argument("--hooks-dir", metavar="DIR", help="(INITD_HOOKS_DIR)")
     p.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
@@ -50,7 +50,7 @@ def main(argv: Sequence[str]) -> int:
     logger = log.get(logger="service")
     from initd.hooks import session
 
-    agent = users.lookup(config.user) if config.user else None
+    agent = users.agent(config.user)
     if args.listen_fd is not None:
         sock = socket.socket(fileno=args.listen_fd)  # bound by the supervisor, for good
     else:
@@ -68,6 +68,8 @@ def main(argv: Sequence[str]) -> int:
     # Hooks a dead runner left "running" (a crash of an earlier service, say) are
     # recovered; under initd the supervisor has usually done it already.
     ctx = session.context(config, agent, logger, recover=session.runner_gone)
+    if ctx.state_problem is not None:  # under initd, its supervisor said it at boot
+        (logger.debug if link is not None else logger.warning)(ctx.state_problem)
     if link is not None and os.geteuid() != 0:
         ctx = ctx._replace(root=link)  # run_as: root hooks: root runs them, not us
     service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,

@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Sequence
 
-from initd import settings, users
+from initd import settings, statefile, users
 from initd.errors import InitdError
 from initd.options import Parser
 
@@ -20,11 +20,14 @@ def sessions(argv: Sequence[str]) -> int:
     p = Parser(prog="initd sessions", description="Session records, newest first.")
     p.add_argument("--user", metavar="NAME", help="whose records (INITD_USER, AGENT_USER; "
                    "default: yours)")
+    p.add_argument("--state-dir", metavar="DIR", help="where initd keeps its state "
+                   "(INITD_STATE_DIR; default: the user's ~/.discobot)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     args = p.parse_args(argv)
     name = args.user or os.environ.get("INITD_USER") or os.environ.get("AGENT_USER")
-    home = users.lookup(name).home if name else os.path.expanduser("~")
-    found = records.listing(home)
+    home = (users.agent(name) or users.current()).home
+    state_dir = args.state_dir or os.environ.get("INITD_STATE_DIR") or None
+    found = records.listing(statefile.root(home, state_dir and os.path.abspath(state_dir)))
     if args.json:
         print(json.dumps(found, indent=2))
         return 0

@@ -44,9 +44,8 @@ class Marker:
 
 
 class Sessions:
-    def __init__(self, home: str, session_id: str, workspace: str,
-                 owner: tuple[int, int] | None = None) -> None:
-        self.place = Place(home, (".discobot", "sessions"), owner)  # never through a link
+    def __init__(self, state: Place, session_id: str, workspace: str) -> None:
+        self.place = state.child("sessions")  # never through a link
         self.dir = self.place.path
         self.id = session_id
         self.workspace = workspace
@@ -180,13 +179,13 @@ def _git_place(workspace: str) -> tuple[str | None, str | None]:
 EVENTS_LIMIT = 64 * 2**20  # of one session's event lines read for the listing
 
 
-def listing(home: str) -> list[dict[str, Any]]:
+def listing(state: Place) -> list[dict[str, Any]]:
     """Every session record, newest first, with what its event lines tell: how many
     events, how many blocked, the last one. Read through agentfs (root may list them:
     a link, a FIFO or a huge file planted there is skipped, never followed)."""
     from initd.agentfs import Unsafe
 
-    place = Place(home, (".discobot", "sessions"))
+    place = state.child("sessions")
     found = []
     try:
         with place.open() as where:

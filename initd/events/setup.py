@@ -34,18 +34,23 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
     from initd.events import dialects, sessions
     from initd.events.engine import Engine
 
-    opened = sessions.Sessions(ctx.agent.home, ctx.session_id, ctx.workspace,
-                               ctx.store.owner)
+    opened = sessions.Sessions(ctx.state, ctx.session_id, ctx.workspace)
     record: sessions.Sessions | None = opened
     try:
         for name in opened.open(command):
             ctx.log.warning("an event's hooks were running when the service stopped: "
                             "recorded as interrupted", name=name)
     except OSError as err:
-        ctx.log.error("no session record: it cannot be written", error=str(err))
+        if ctx.state_problem is None:  # (else said once, at boot)
+            ctx.log.error("no session record: it cannot be written", error=str(err))
         record = None
-    events = ctx.store.place._replace(parts=(*ctx.store.place.parts[:-1], "events"))
-    events.open(create=True).close()  # ~/.discobot/<session>/events, never through a link
+    events = ctx.state.child(ctx.session_id, "events")
+    try:
+        events.open(create=True).close()  # ~/.discobot/<session>/events, never via a link
+    except OSError as err:  # a spawn there fails, saying why; every other action runs
+        if ctx.state_problem is None:
+            ctx.log.error("no events directory: spawned children cannot be kept",
+                          error=str(err))
     state_dir = events.path
     base = {**pipeline_secrets(ctx), **os.environ}  # the real environment wins
     setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,

@@ -48,19 +48,21 @@ class Kept:
 class Output(Kept):
     """The log file plus what memory keeps: head, tail, line count, whole lines for a
     callback (initd's own log). The file comes open (the status store makes it, through
-    agentfs: it lives in the agent's home) and is closed here."""
+    agentfs: it lives in the agent's home) and is closed here; or it could not be made (an
+    OSError: a read-only state directory), and memory alone keeps what the result needs."""
 
-    def __init__(self, file: BinaryIO, path: str, cap: int,
+    def __init__(self, file: BinaryIO | OSError, path: str, cap: int,
                  on_line: Callable[[str], None] | None) -> None:
         super().__init__()
         self.path = path
-        self.file = file
+        self.file = None if isinstance(file, OSError) else file
         self.cap = cap
         self.written = 0
         self.dropped = 0
         self.on_line = on_line
         self.partial = bytearray()
-        self.failed: str | None = None  # why the log stopped being written (a full disk)
+        # why the log stopped being written (a full disk), or never was
+        self.failed = (file.strerror or str(file)) if isinstance(file, OSError) else None
 
     def add(self, chunk: bytes) -> None:
         room = self.cap - self.written
@@ -89,6 +91,8 @@ class Output(Kept):
     def _write(self, data: bytes) -> None:
         """To the log; a write that fails (ENOSPC, EIO) stops the log, never the hook's
         supervision: its timeout, its output in memory and its result all go on."""
+        if self.file is None:
+            return
         try:
             self.file.write(data)
         except OSError as err:
@@ -101,6 +105,7 @@ class Output(Kept):
             self.note(f"\n[initd: output truncated at {self.cap} bytes; "
                       f"{self.dropped} more bytes dropped]\n")
         try:
-            self.file.close()  # (a buffered write may fail only now)
+            if self.file is not None:
+                self.file.close()  # (a buffered write may fail only now)
         except OSError as err:
             self.failed = self.failed or err.strerror or str(err)

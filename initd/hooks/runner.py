@@ -74,14 +74,15 @@ def from_wire(fields: dict[str, object]) -> Result:
 
 
 def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
-        timeout: float, log: BinaryIO, log_path: str, stdin: bytes | None = None,
+        timeout: float, log: BinaryIO | OSError, log_path: str, stdin: bytes | None = None,
         grace: float = 5.0, cap: int = LOG_CAP,
         on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         on_start: Callable[[proc.Child], None] | None = None) -> Result:
     """Run the hook at ``path``, its output to ``log`` (open, new: StatusStore.new_log;
-    closed here); never raises for anything the hook does. ``on_start`` is told about
-    the child as soon as it exists."""
+    closed here; or why it could not be made, and then memory alone keeps it); never
+    raises for anything the hook does. ``on_start`` is told about the child as soon as
+    it exists."""
     started = time.monotonic()
     out = Output(log, log_path, cap, on_line)
     try:
@@ -116,7 +117,7 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     return _result(code, sig, timed_out, cancelled, started, out, None)
 
 
-def refused(log: BinaryIO, log_path: str, reason: str) -> Result:
+def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
     """A hook initd would not run: a failed result (126, like a command that cannot be
     executed) whose log says why."""
     started = time.monotonic()

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, Protocol
 
-from initd import proc, users
+from initd import proc, statefile, users
+from initd.agentfs import Place
 from initd.errors import shown
 from initd.hooks import runner
 from initd.hooks.model import Hook
@@ -43,6 +44,7 @@ class HookContext(NamedTuple):
     session_id: str
     agent: users.Account  # who `run_as: user` hooks run as
     store: StatusStore
+    state: Place  # initd's state directory (statefile.root): the store is in it
     secrets: tuple[str, ...]  # variables no hook may see
     grace: float
     log: Logger
@@ -52,6 +54,29 @@ class HookContext(NamedTuple):
     # hook runs from (taken at boot, before any hook ran), and who reads git for root.
     snapshots: RootHooks | None = None
     git_as: users.Account | None = None
+    state_problem: str | None = None  # why state cannot be kept (prepare_state): degraded
+
+
+def prepare_state(ctx: HookContext) -> str | None:
+    """Make the session's state directories (hook status and logs, session records,
+    events) and prove one can be written: made by root at boot, for the agent, because a
+    fresh volume is root's. None, or what cannot be written and how to fix it: a
+    ``--read-only`` root, a volume the agent cannot write. Hooks and the agent run all
+    the same; only what they leave on disk is lost (the service's health says
+    "degraded")."""
+    try:
+        for place in (ctx.store.output, ctx.state.child("sessions"),
+                      ctx.state.child(ctx.session_id, "events")):
+            place.open(create=True).close()
+        with ctx.store.place.open() as directory:
+            directory.write(".initd-probe", b"")
+            directory.remove(".initd-probe")
+    except OSError as err:
+        return (f"initd's state directory {ctx.state.path} cannot be written "
+                f"({err.strerror or err}): hook results are logged, not kept. Mount a "
+                f"volume there (podman run -v NAME:{ctx.state.path}) or set "
+                "--state-dir/INITD_STATE_DIR to a directory the agent can write")
+    return None
 
 
 def session_id(config: Settings, log: Logger) -> str:
@@ -67,7 +92,8 @@ def session_id(config: Settings, log: Logger) -> str:
 def context(config: Settings, agent: users.Account | None, log: Logger,
             session: str | None = None, *,
             recover: Callable[[dict[str, Any]], bool] | None = None) -> HookContext:
-    """The context for running hooks. With ``recover``, hooks left ``running`` by a
+    """The context for running hooks. With ``recover``, the state directories are made
+    (``state_problem`` says why they cannot be), and hooks left ``running`` by a
     process that died (``recover(entry)`` says whether it did) are recovered first:
     boot recovers every one (nothing of initd's runs yet), a (re)started hook service
     those whose runner is gone; a commit or a CLI run none, as a background session hook
@@ -75,17 +101,20 @@ def context(config: Settings, agent: users.Account | None, log: Logger,
     agent = agent or users.current()
     session = session or session_id(config, log)
     owner = (agent.uid, agent.gid) if os.geteuid() == 0 else None
-    store = StatusStore.for_session(agent.home, session, owner)
+    state = statefile.root(agent.home, config.state_dir, owner)
+    store = StatusStore.for_session(state, session)
     trust = None
     if config.trust:
         from initd.events.trust import Trust
 
         trust = Trust(config.trust_file, enforce=True, image_dir=config.hooks_dir)
     ctx = HookContext(workspace=config.workspace, session_id=session, agent=agent,
-                      store=store, secrets=config.secret, grace=config.grace, log=log,
+                      store=store, state=state, secrets=config.secret, grace=config.grace, log=log,
                       trust=trust)
-    if recover is not None:
-        recover_interrupted(ctx, recover)
+    if recover is not None:  # a process that lives with the session: boot, the service
+        ctx = ctx._replace(state_problem=prepare_state(ctx))  # (its callers say it)
+        if ctx.state_problem is None:
+            recover_interrupted(ctx, recover)
     return ctx
 
 
@@ -172,7 +201,7 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         if refusal is not None:
             return refuse(hook, ctx, refusal)
     log = ctx.log.bind(hook=hook.id)
-    out, log_path = ctx.store.new_log(hook.id)
+    out, log_path = new_log(hook, ctx)
     result = runner.run(
         hook.path, env=environment(hook, ctx, {"DISCOBOT_HOOK_FILE": original,
                                                **(extra_env or {})}),
@@ -180,12 +209,9 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         log_path=log_path, stdin=stdin, grace=ctx.grace,
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
         cancel=cancel, on_start=lambda child: _record_start(ctx, hook, child, log))
-    if result.log_error is not None:
+    if result.log_error is not None and ctx.state_problem is None:
         log.warning("hook's log not written", log=result.output_path, error=result.log_error)
-    try:
-        ctx.store.finished(hook, result)
-    except OSError as err:  # a full disk, the agent's state made a link: the result stands
-        log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
+    _record(ctx, hook, result, log)
     if result.ok:
         log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
     elif result.cancelled:
@@ -198,23 +224,41 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
     return result
 
 
+def new_log(hook: Hook, ctx: HookContext) -> tuple[BinaryIO | OSError, str]:
+    """The hook's new log file, or why there is none: the hook runs all the same."""
+    try:
+        return ctx.store.new_log(hook.id)
+    except OSError as err:
+        return err, ctx.store.output_path(hook.id)
+
+
+def _record(ctx: HookContext, hook: Hook, result: runner.Result, log: Logger) -> None:
+    """The result in status.json. A full disk, a read-only state directory (said once,
+    at boot: ctx.state_problem), the agent's state made a link: the result stands."""
+    try:
+        ctx.store.finished(hook, result)
+    except OSError as err:
+        if ctx.state_problem is None:
+            log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
+
+
 def _record_start(ctx: HookContext, hook: Hook, child: proc.Child, log: Logger) -> None:
     """``running`` in status.json; a state the agent broke (a link swapped in, its lock
     held) costs that record and a line, never the supervision of a running hook."""
     try:
         ctx.store.started(hook, child.pgid)
     except OSError as err:
-        log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
+        if ctx.state_problem is None:
+            log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
 
 
 def refuse(hook: Hook, ctx: HookContext, reason: str) -> runner.Result:
     """A hook initd will not run: a failed result, recorded and logged like any other
     (never a silent skip)."""
     ctx.log.warning("hook not run", hook=hook.id, reason=reason)
-    ctx.store.started(hook)
-    out, log_path = ctx.store.new_log(hook.id)
+    out, log_path = new_log(hook, ctx)
     result = runner.refused(out, log_path, reason)
-    ctx.store.finished(hook, result)
+    _record(ctx, hook, result, ctx.log)
     return result
 
 

@@ -86,10 +86,9 @@ class StatusStore:
         self.file = StateFile(self.place, "status.json", empty)  # lock: .status.json.lock
 
     @classmethod
-    def for_session(cls, home: str, session_id: str,
-                    owner: tuple[int, int] | None = None) -> StatusStore:
-        """The session's store, walked from the agent's home: no link on the way."""
-        return cls(Place(home, (".discobot", session_id, "hooks"), owner))
+    def for_session(cls, state: Place, session_id: str) -> StatusStore:
+        """The session's store in initd's state (statefile.root): no link on the way."""
+        return cls(state.child(session_id, "hooks"))
 
     @property
     def directory(self) -> str:

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from initd.errors import InitdError
-from initd.settings import DEFAULT_SOCKET
+from initd.settings import default_socket
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):
@@ -39,7 +39,7 @@ class UnixHTTPConnection(http.client.HTTPConnection):
 
 
 def socket_path(given: str | None = None) -> str:
-    return given or os.environ.get("INITD_SOCKET") or DEFAULT_SOCKET
+    return given or os.environ.get("INITD_SOCKET") or default_socket()
 
 
 def call(method: str, path: str, body: Any = None, sock: str | None = None,

@@ -87,13 +87,16 @@ class HookService:
         self.events.shutdown(status)
 
     def health(self) -> dict[str, Any]:
-        """Liveness: this service answers; what the supervisor last said of initd and the
-        agent comes along (null when no supervisor runs this service)."""
+        """Liveness: this service answers ("degraded" when it cannot keep its state:
+        alive all the same, and a probe passes); what the supervisor last said of initd
+        and the agent comes along (null when no supervisor runs this service)."""
         state = self.link.state if self.link is not None else {}
         mine = {**(state.get("service") or {}), "state": "running", "ready": True,
                 "pid": os.getpid()}
-        return {"status": "ok", "pid": os.getpid(), "initd": state.get("initd"),
-                "agent": state.get("agent"), "service": mine}
+        problems = [self.ctx.state_problem] if self.ctx.state_problem else []
+        return {"status": "degraded" if problems else "ok", "problems": problems,
+                "pid": os.getpid(), "initd": state.get("initd"), "agent": state.get("agent"),
+                "service": mine}
 
     def readiness(self) -> tuple[bool, str, Any]:
         """(ready, why, the agent's state): ready once the supervisor has seen the agent

@@ -38,8 +38,9 @@ def bind(path: str, group: int | None = None) -> socket.socket:
     someone still serves, or anything else at ``path``, is an error, never deleted."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
-        if not os.path.isdir(directory):
-            os.makedirs(directory, mode=0o755)
+        if not os.path.isdir(directory):  # root's /run/initd: the agent's group passes
+            os.makedirs(directory, mode=0o755 if os.geteuid() == 0 else 0o700)
+        _check_directory(directory)
         try:
             if not stat.S_ISSOCK(os.lstat(path).st_mode):
                 raise InitdError(f"{path} exists and is not a socket: not replacing it "
@@ -66,6 +67,21 @@ def bind(path: str, group: int | None = None) -> socket.socket:
                          "agent could not reach the control API")
     sock.listen(BACKLOG)
     return sock
+
+
+def _check_directory(directory: str) -> None:
+    """Not root, the socket lives in a directory anyone could have made first
+    (/tmp/initd-UID): it must be a real directory of ours (or root's) that no one else
+    may write to, or sticky like /tmp itself, else someone else could put their socket in
+    place of ours."""
+    info = os.lstat(directory)
+    others_may_write = info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX
+    if os.geteuid() == 0 or (stat.S_ISDIR(info.st_mode) and not others_may_write
+                             and info.st_uid in (0, os.geteuid())):
+        return
+    raise InitdError(f"cannot listen in {directory}: it is not a directory of uid "
+                     f"{os.geteuid()}'s that only its owner may write to (made by someone "
+                     "else first?); choose another --socket/INITD_SOCKET")
 
 
 def _answers(path: str) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from initd import statefile
 from initd.events import sessions
 from initd.events.trust import Trust, for_script
 from tests.events.support import Workspace
@@ -51,7 +52,7 @@ def test_a_session_record_follows_its_events(ws: Workspace) -> None:
     assert got[1]["blocked"] and got[1]["reason"] == "no tests"
     current = Path(ROOT_HOME, ".discobot", "sessions", "current")
     assert os.readlink(current) == f"{ws.sid}.json"
-    [listed] = [s for s in sessions.listing(ROOT_HOME) if s["id"] == ws.sid]
+    [listed] = [s for s in sessions.listing(statefile.root(ROOT_HOME, None)) if s["id"] == ws.sid]
     assert (listed["events"], listed["blocked"]) == (6, 1)  # counted from the lines
     assert listed["lastEvent"]["event"] == "after_turn"
     assert ws.engine is not None

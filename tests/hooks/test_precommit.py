@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from initd import statefile
 from initd.hooks import precommit
 from tests.hooks.support import GIT_ENV, ROOT_HOME, add_hook, git, git_repo
 from tests.support.harness import run
@@ -308,7 +309,7 @@ def test_a_commit_does_not_recover_a_hook_that_is_really_running(repo: Path, tmp
     from initd.hooks.model import Hook
     from initd.hooks.status import StatusStore
 
-    store = StatusStore.for_session(ROOT_HOME, sid)
+    store = StatusStore.for_session(statefile.root(ROOT_HOME, None), sid)
     store.started(Hook(id="warm", name="Warm", type="session", path="/x", source="/"))
     trail_hook(repo, "10-a.sh", tmp_path / "trail")
     install(repo, sid)

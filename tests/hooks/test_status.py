@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from initd import proc
+from initd import proc, statefile
 from initd.hooks.model import Hook
 from initd.hooks.status import VERSION, StatusStore
 
@@ -106,7 +106,7 @@ def test_recover_takes_only_the_hooks_of_a_runner_that_died(tmp_path: Path) -> N
 
 
 def test_tree_is_owned_by_the_agent(tmp_path: Path) -> None:
-    store = StatusStore.for_session(str(tmp_path), "sid", owner=(65534, 65534))
+    store = StatusStore.for_session(statefile.root(str(tmp_path), None, (65534, 65534)), "sid")
     store.prepare()  # what boot does first
     store.started(hook())
     for path in (tmp_path / ".discobot", tmp_path / ".discobot" / "sid",
