@@ -10,6 +10,7 @@ import os
 import pwd
 import secrets
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -197,3 +198,28 @@ def test_a_state_dir_volume_of_roots_is_made_the_agents(
     assert not Path(agent_user.pw_dir, ".discobot", "vol").exists()
     status = json.loads((volume / "vol" / "hooks" / "status.json").read_text())
     assert status["hooks"]["10-setup"]["lastResult"] == "success"
+
+
+def test_with_state_in_memory_turns_and_outputs_still_work(
+        agent_user: pwd.struct_passwd, made: list[Path]) -> None:
+    """The same unwritable state: the hook service keeps status in its memory, so a turn
+    runs the file hooks, a failure re-prompts, its output is there; no internal error."""
+    uid, gid = agent_user.pw_uid, agent_user.pw_gid
+    home, runtime = owned_dir(0, 0), owned_dir(uid, gid, 0o700)
+    made += [home, runtime]
+    ws = workspace(uid, gid, made)
+    add_hook(ws / ".discobot" / "hooks", "20-check.sh",
+             'cat $DISCOBOT_CHANGED_FILES_LIST | tr "\\0" " "; grep -l bad '
+             '$DISCOBOT_CHANGED_FILES && exit 1; echo clean', type="file", pattern="*.py")
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    for path in (ws, *ws.rglob("*")):
+        os.chown(path, uid, gid, follow_symlinks=False)
+    script = (f"echo bad > x.py; {PY} -m initd turn >/dev/null; echo turn=$?; "
+              f"{PY} -m initd hooks output 20-check; echo fixed > x.py; "
+              f"{PY} -m initd turn >/dev/null; echo turn=$?")
+    init = run(["--workspace", str(ws), "--", "sh", "-c", script], pidns=False,
+               cwd=str(ws), preexec_fn=as_uid(uid, gid),
+               env=environment(home, XDG_RUNTIME_DIR=str(runtime)))
+    assert init.code == 0, init.stderr
+    assert init.stdout_lines == ["turn=2", "x.py x.py", "turn=0"], init.stderr
+    assert "internal error" not in init.stderr and "Traceback" not in init.stderr

@@ -18,7 +18,7 @@ from initd.agentfs import Place
 from initd.errors import shown
 from initd.hooks import runner
 from initd.hooks.model import Hook
-from initd.hooks.status import StatusStore
+from initd.hooks.status import MemoryStore, StatusStore
 from initd.log import Logger
 from initd.settings import Settings
 
@@ -112,9 +112,11 @@ def context(config: Settings, agent: users.Account | None, log: Logger,
                       store=store, state=state, secrets=config.secret, grace=config.grace, log=log,
                       trust=trust)
     if recover is not None:  # a process that lives with the session: boot, the service
-        ctx = ctx._replace(state_problem=prepare_state(ctx))  # (its callers say it)
-        if ctx.state_problem is None:
-            recover_interrupted(ctx, recover)
+        problem = prepare_state(ctx)  # (its callers say it)
+        if problem is not None:  # kept in memory, for this process's life
+            return ctx._replace(state_problem=problem,
+                                store=MemoryStore(store.place, problem))
+        recover_interrupted(ctx, recover)
     return ctx
 
 

@@ -12,7 +12,12 @@ A hook left ``running`` by a crash is recovered at the next start.
 
 from __future__ import annotations
 
+import copy
+import errno
 import os
+import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, BinaryIO
@@ -29,6 +34,7 @@ RUNNING_ONLY = ("runner", "runnerStart", "pgid", "pgidStart", "pid")  # while a 
 COUNTERS = ("runCount", "failCount", "consecutiveFailures")
 LOG_READ_LIMIT = 16 * 2**20  # a log is capped at 10 MiB (runner.LOG_CAP) plus a marker
 MARKER = ".last-eval"
+CLOCK_REALTIME_COARSE = 5  # Linux's (the time module names only the precise one)
 
 
 def now_iso() -> str:
@@ -216,3 +222,64 @@ def _entry(status: Status, hook: Hook) -> dict[str, Any]:
     })
     entry.update(hookName=hook.name, type=hook.type)
     return entry
+
+
+class MemoryStore(StatusStore):
+    """The store when the state directory cannot be written (a ``--read-only`` root, a
+    volume the agent cannot write: ``session.prepare_state`` says why): status.json lives
+    in this process's memory for its life, each hook's log is what memory kept of its
+    output (head and tail), the changed-files lists go to the temp directory. Turns,
+    reruns and pending hooks work as usual; a restart forgets them."""
+
+    def __init__(self, place: Place, reason: str) -> None:
+        super().__init__(place)
+        self.reason = reason
+        self._status = empty()
+        self._logs: dict[str, bytes] = {}
+        self._marker: int | None = None
+        self._next: int | None = None
+        self._lock = threading.Lock()
+
+    def prepare(self) -> None:
+        pass
+
+    def read(self) -> Status:
+        with self._lock:
+            return copy.deepcopy(self._status)
+
+    def update(self, change: Callable[[Status], object]) -> Status:
+        with self._lock:
+            change(self._status)
+            return copy.deepcopy(self._status)
+
+    def new_log(self, hook_id: str) -> tuple[BinaryIO, str]:
+        raise OSError(errno.EROFS, "not kept: the state directory cannot be written")
+
+    def read_log(self, hook_id: str) -> bytes | None:
+        with self._lock:
+            if hook_id not in self._logs:
+                raise FileNotFoundError(errno.ENOENT, f"no output kept for {hook_id}")
+            return self._logs[hook_id]
+
+    def write_list(self, hook_id: str, data: bytes) -> str:
+        name = f"initd-{os.getuid()}-{os.getpid()}-{hook_id}.files"
+        with Place(tempfile.gettempdir()).open() as directory:  # (never through a link)
+            directory.write(name, data, mode=0o600)
+        return os.path.join(tempfile.gettempdir(), name)
+
+    def new_marker(self) -> None:
+        # the file system's own clock: files' mtimes come from the coarse realtime clock,
+        # which lags time.time_ns() by up to a tick (a file changed just after would seem
+        # older than the marker, and be missed)
+        self._next = time.clock_gettime_ns(CLOCK_REALTIME_COARSE)
+
+    def marker_ns(self) -> int | None:
+        return self._marker
+
+    def advance_marker(self) -> None:
+        self._marker = self._next
+
+    def finished(self, hook: Hook, result: Result) -> Status:
+        with self._lock:
+            self._logs[hook.id] = result.output().encode()
+        return super().finished(hook, result)
