@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from initd.errors import InitdError
-from initd.settings import default_socket
+from initd.settings import DEFAULT_SOCKET, default_socket
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):
@@ -39,7 +39,12 @@ class UnixHTTPConnection(http.client.HTTPConnection):
 
 
 def socket_path(given: str | None = None) -> str:
-    return given or os.environ.get("INITD_SOCKET") or default_socket()
+    """--socket, INITD_SOCKET, else where initd listens by default: root's socket when
+    there is one (the agent user's `podman exec` into a root initd's container), else
+    this user's own (an initd that is not root)."""
+    if given or os.environ.get("INITD_SOCKET"):
+        return given or os.environ["INITD_SOCKET"]
+    return DEFAULT_SOCKET if os.path.exists(DEFAULT_SOCKET) else default_socket()
 
 
 def call(method: str, path: str, body: Any = None, sock: str | None = None,

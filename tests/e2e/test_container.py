@@ -246,3 +246,65 @@ def test_a_link_the_agent_plants_in_its_state_gives_it_nothing(run) -> None:  # 
     after = c.exec("sh", "-c", "ls -ln /etc | md5sum; stat -c %u:%a /etc /etc/shadow").stdout
     assert after == before
     assert c.exec("test", "-O", "/etc/shadow", user="agent").returncode != 0
+
+
+def test_a_non_root_container_runs_everything_as_that_user(run) -> None:  # type: ignore[no-untyped-def]
+    """podman run --user 1000: no root to drop from; the socket is the user's own."""
+    c = run("--user", "1000", "-e", "INITD_READY_PORT=8080", cmd=API)
+    c.ready()  # the probe, as the same user, finds the socket without INITD_SOCKET
+    health = json.loads(c.exec("initd", "health").stdout)
+    assert health["status"] == "ok" and health["agent"]["ready"] is True
+    table = c.exec("ps", "-A", "-o", "uid=,args=").stdout
+    assert {line.split()[0] for line in table.splitlines()} == {"1000"}, table
+    assert c.exec("stat", "-c", "%u %a", "/tmp/initd-1000").stdout.split() == ["1000", "700"]
+    assert "Traceback" not in c.logs()
+    assert podman("stop", "-t", "20", c.name, timeout=60).returncode == 0
+    assert c.exit_code() == 143
+
+
+def test_a_random_uid_runs_degraded_and_says_why_once(run) -> None:  # type: ignore[no-untyped-def]
+    """OpenShift's arbitrary uid: no passwd entry, HOME=/ (podman's), the image's
+    INITD_USER=agent. The agent runs; what cannot be kept is said once."""
+    c = run("--user", "1000680000:0", cmd=API)
+    c.until(lambda: c.exec("initd", "health").returncode == 0, what="the service")
+    health = json.loads(c.exec("initd", "health").stdout)
+    assert health["status"] == "degraded", health
+    assert "/.discobot cannot be written" in health["problems"][0]
+    logs = c.logs()
+    assert logs.count("not as user 'agent'") == 1, logs
+    assert logs.count("cannot be written") == 1, logs
+    assert "Traceback" not in logs
+
+
+def test_a_read_only_root_without_a_volume_is_degraded_not_broken(run) -> None:  # type: ignore[no-untyped-def]
+    c = run("--read-only", cmd=API)
+    c.until(lambda: c.exec("initd", "health").returncode == 0, what="the service")
+    health = json.loads(c.exec("initd", "health").stdout)
+    assert health["status"] == "degraded"
+    assert health["problems"][0].startswith(
+        "initd's state directory /home/agent/.discobot cannot be written (Read-only")
+    assert "-v NAME:/home/agent/.discobot" in health["problems"][0]
+    turn = c.exec("initd", "turn", user="agent")
+    assert turn.returncode in (0, 2), turn.stdout + turn.stderr  # evaluated, in memory
+    assert "internal error" not in c.logs() + turn.stderr
+    assert c.logs().count("cannot be written") == 1
+
+
+def test_a_read_only_root_with_a_state_volume_keeps_everything(run) -> None:  # type: ignore[no-untyped-def]
+    volumes = [f"initd-e2e-{name}-{uuid.uuid4().hex[:8]}" for name in ("ws", "state")]
+    try:
+        c = run("--read-only", "--cap-drop", "all", "--cap-add", CAPABILITIES,
+                "-v", f"{volumes[0]}:/workspace", "-v", f"{volumes[1]}:/home/agent/.discobot",
+                cmd=API)
+        c.ready()
+        assert json.loads(c.exec("initd", "health").stdout)["status"] == "ok"
+        status = json.loads(c.exec("cat", f"{HOME}/status.json").stdout)["hooks"]
+        assert status["10-system-deps"]["lastResult"] == "success"
+        c.exec("sh", "-c", "printf 'print(1\\n' > bad.py", user="agent")
+        assert c.exec("initd", "turn", user="agent").returncode == 2  # the re-prompt
+        assert "cannot be written" not in c.logs()
+        assert podman("stop", "-t", "20", c.name, timeout=60).returncode == 0
+        assert c.exit_code() == 143
+    finally:
+        podman("rm", "-f", "-t", "0", c.name)
+        podman("volume", "rm", "-f", *volumes)
