@@ -4,7 +4,7 @@
 # when containers cannot run here (make test then skips the container tests, and says so).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-"$here/system-packages.sh" podman runc mmdebstrap uidmap
+"$here/system-packages.sh" podman runc mmdebstrap uidmap catatonit
 conf=/etc/containers/containers.conf
 if [ ! -e "$conf" ]; then
   if [ "$(id -u)" -ne 0 ]; then

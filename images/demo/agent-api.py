@@ -23,6 +23,6 @@ def report(signum: int, frame: object) -> None:
 
 signal.signal(signal.SIGUSR1, report)
 signal.signal(signal.SIGHUP, report)
-server = http.server.HTTPServer(("127.0.0.1", 8080), Handler)
+server = http.server.HTTPServer(("0.0.0.0", 8080), Handler)  # the pod's containerPort
 print(f"agent API on :8080 as uid {os.getuid()}", flush=True)
 server.serve_forever()
