@@ -27,7 +27,8 @@ def attempts(call: Call) -> ActionResult:
     decided = event is not None and event.blockable
     for attempt in range(tries):
         result = actions.run(call)
-        if result.status == "ok" or (decided and result.exit_code == 2) \
+        if result.status == "ok" or (decided and result.exit_code == 2
+                                     and call.hook.exit2_blocks) \
                 or attempt == tries - 1:
             return result
         if (call.cancel or threading.Event()).wait(call.hook.retry_delay):

@@ -193,7 +193,8 @@ class _State:
             blocks = event.blockable and (hook.on_error == "deny")
             reason = f"{hook.label}: {result.error}"
         elif decision == "block" or (decision is None and (  # an explicit answer wins
-                result.exit_code == 2 or (hook.block and result.status == "failed"))):
+                (result.exit_code == 2 and hook.exit2_blocks)
+                or (hook.block and result.status == "failed"))):
             if event.blockable:
                 blocks = True
                 reason = reason or (result.stderr.strip() or result.stdout.strip()

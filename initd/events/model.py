@@ -85,6 +85,7 @@ class EventHook(NamedTuple):
     retries: int = 0
     retry_delay: float = 5.0
     block: bool = False  # any non-zero exit blocks (a blockable event)
+    exit2_blocks: bool = True  # exit 2 alone blocks (Claude Code's rule; not nyzhi's)
     on_error: str = "allow"  # a blocking hook that could not run or timed out: allow | deny
     tool_name: tuple[str, ...] = ()  # run only for these tools (case-insensitive)
     pattern: tuple[str, ...] = ()  # run only for files like these

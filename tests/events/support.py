@@ -37,6 +37,12 @@ class Workspace:
             lines += [f"{key} = {json.dumps(value)}" for key, value in hook.items()]
         self.write(".nyzhi/config.toml", "\n".join(lines) + "\n")
 
+    def script(self, name: str, event: str, body: str) -> None:
+        """A discobot event script in .discobot/hooks (exit 2 blocks, as Claude Code's)."""
+        path = self.write(f".discobot/hooks/{name}",
+                          f"#!/bin/sh\n#---\n# type: {event}\n#---\n{body}\n")
+        path.chmod(0o755)
+
     def fire(self, event: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         if self.engine is None:
             ctx = hook_context(self.path, self.sid)

@@ -38,6 +38,7 @@ def repo(tmp_path: Path) -> Path:
 event = "pre_tool"
 tool_name = "git_commit"
 command = "echo 'tests fail' >&2; exit 2"
+block = true
 
 [[agent.hooks]]
 event = "after_turn"
@@ -120,7 +121,7 @@ def test_trust_gates_workspace_hooks_until_a_person_approves(repo: Path,
     trust_file = str(tmp_path / "trust.json")
     (repo / ".nyzhi" / "config.toml").write_text(
         '[[agent.hooks]]\nevent = "pre_tool"\ncommand = "touch ran; exit 2"\n'
-        'on_error = "deny"\n')
+        'block = true\non_error = "deny"\n')
     sid = f"cli-{uuid.uuid4().hex[:8]}"
     args = ["--workspace", str(repo), "--session-id", sid, "--hooks-dir", str(repo / "x"),
             "--trust", "--trust-file", trust_file, "--"]

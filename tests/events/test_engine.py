@@ -36,7 +36,7 @@ def shell(command: str, **more: object) -> dict[str, object]:
 def test_exit_codes_and_json_decisions_on_a_blockable_event(ws: Workspace, command: str,
                                                             blocked: bool, reason: str | None
                                                             ) -> None:
-    ws.nyzhi({"event": "pre_tool", "command": command})
+    ws.script("10-check", "pre_tool", command)
     outcome = ws.fire("pre_tool", {"tool_name": "bash"})
     assert (outcome["blocked"], outcome["reason"]) == (blocked, reason)
     if "feedback" in command:
@@ -63,10 +63,21 @@ def test_block_true_makes_any_failure_block(ws: Workspace) -> None:
 @pytest.mark.parametrize("command", ["exit 2", 'echo \'{"decision": "block"}\''])
 def test_a_non_blockable_event_is_never_blocked_and_says_why(ws: Workspace,
                                                             command: str) -> None:
-    ws.nyzhi({"event": "after_turn", "command": command})
+    ws.script("10-check", "after_turn", command)
     outcome = ws.fire("after_turn")
     assert outcome["blocked"] is False
     assert outcome["results"][0]["error"] == "asked to block, but after_turn cannot be blocked"
+
+
+@pytest.mark.parametrize(("block", "blocked"), [(False, False), (True, True)])
+def test_nyzhi_exit_2_blocks_a_tool_only_with_block_true(ws: Workspace, block: bool,
+                                                         blocked: bool) -> None:
+    """The seed gives exit 2 a meaning only for team hooks: a pre_tool check running
+    `make` (exit 2 on any error) fails without blocking, unless it says block = true."""
+    ws.nyzhi({"event": "pre_tool", "command": "echo make: error >&2; exit 2", "block": block})
+    outcome = ws.fire("pre_tool")
+    assert outcome["blocked"] is blocked
+    assert outcome["results"][0]["status"] == ("blocked" if blocked else "failed")
 
 
 def test_teammate_idle_exit_2_feedback_is_stderr(ws: Workspace) -> None:
@@ -76,7 +87,7 @@ def test_teammate_idle_exit_2_feedback_is_stderr(ws: Workspace) -> None:
 
 
 def test_the_first_block_ends_the_event(ws: Workspace) -> None:
-    ws.nyzhi({"event": "pre_tool", "command": "exit 2"},
+    ws.nyzhi({"event": "pre_tool", "command": "exit 2", "block": True},
              {"event": "pre_tool", "command": "touch ran-after"})
     assert ws.fire("pre_tool")["blocked"]
     assert not (ws.path / "ran-after").exists()

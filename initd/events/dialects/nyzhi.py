@@ -11,6 +11,10 @@ from initd.events.dialects.common import Collected, Fields, LoadError, event_of
 from initd.events.model import EventHook
 
 DEFAULT_TIMEOUT = 30.0
+# The seed's "special exit codes": exit 2 is a rejection with feedback for team hooks
+# only. Anywhere else only `block = true` blocks, so a pre_tool check running `make`
+# (which exits 2 on any error) does not start blocking tools.
+EXIT2_EVENTS = ("teammate_idle", "task_completed")
 
 
 def files(workspace: str, home: str) -> list[tuple[str, bool]]:
@@ -54,6 +58,7 @@ def _hook(entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
         event=event.name, action="shell", dialect="nyzhi", source=path, key=key,
         label=command, spec={"command": command},
         timeout=f.number("timeout", DEFAULT_TIMEOUT), wait=True, block=block,
+        exit2_blocks=event.name in EXIT2_EVENTS,
         on_error=f.choice("on_error", ("allow", "deny"), "allow"),
         tool_name=f.names("tool_name"), pattern=f.names("pattern"),
         workspace=in_workspace, warnings=f.unknown())
