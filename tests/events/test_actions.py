@@ -323,3 +323,25 @@ def test_agent_pipelines_secrets_env_fills_a_webhook_url(ws: Workspace,
         assert json.loads(request["body"]) == {"v": "from-env"}
     finally:
         secrets.unlink()
+
+
+def test_a_failing_fire_and_forget_webhook_is_not_silent(ws: Workspace, receiver: Receiver,
+                                                         capfd: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """Not awaited, a webhook's failure still reaches a person: a warning in initd's log
+    and its result in the session's event lines."""
+    receiver.statuses = [500] * 5
+    ws.pipeline({"on_error": [webhook(receiver.url, retries=0, timeout=0.3)]})
+    [started] = ws.fire("on_error")["results"]
+    assert started["status"] == "started"
+    assert ws.engine is not None and ws.engine.sessions is not None
+    events = Path(ws.engine.sessions.events_path)
+
+    def failed() -> list[dict[str, Any]]:
+        lines = events.read_text().splitlines() if events.exists() else []
+        return [r for line in lines for r in json.loads(line)["results"]
+                if r["status"] == "error"]
+    wait_for(failed, what="the webhook's failure in the session's events")
+    assert "500" in failed()[0]["error"]
+    logged = capfd.readouterr().err
+    assert "background hook done" in logged and "500" in logged
