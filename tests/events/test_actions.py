@@ -208,8 +208,10 @@ def test_spawn_a_child_pipeline_with_inputs_and_its_output(ws: Workspace) -> Non
         pipelines={"code-review": {"command":
                                    'cp "$INPUTS" "$CHILD_DIR/seen.json"; pwd > where; '
                                    'echo "{\\"approved\\": true}" > "$OUTPUT"; '
+                                   'echo "reviewed" >> "$PROGRESS"; '
                                    'echo "${ITERATION-no parent variables}"'}})
-    outcome = ws.fire("on_iteration_complete", {"iteration": 10,
+    parents = ws.write("progress-parent.md", "the parent's\n")
+    outcome = ws.fire("on_iteration_complete", {"iteration": 10, "progress": str(parents),
                                                 "changed_files": ["a.py", "b.py"]})
     spawned, after = outcome["results"]
     assert spawned["status"] == "ok" and spawned["stdout"] == "no parent variables\n"
@@ -218,6 +220,9 @@ def test_spawn_a_child_pipeline_with_inputs_and_its_output(ws: Workspace) -> Non
     assert json.loads((child / "seen.json").read_text()) == {"files": "a.py b.py",
                                                               "parent": ws.sid}
     assert (ws.path / "where").read_text().strip() == str(ws.path)  # from the workspace
+    # its own progress file (seed 004), the parent's untouched
+    assert (child / "progress.md").read_text() == "reviewed\n"
+    assert parents.read_text() == "the parent's\n"
     ws.fire("on_iteration_complete", {"iteration": 10})
     assert (child.parent / "post_iteration-10-2").is_dir()  # a second child, its own dir
     assert ws.fire("on_iteration_complete", {"iteration": 3})["results"][0][

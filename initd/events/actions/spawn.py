@@ -1,8 +1,9 @@
 """``spawn``: a child pipeline (defined under ``pipelines:``), with its own directory
 ``{session_dir}/children/{hook_point}-{iteration}/``: ``inputs.json`` holds the resolved
-``inputs``; the child's command runs from the workspace with ``CHILD_DIR``, ``INPUTS``
-and ``OUTPUT`` pointing there, and what it writes to ``output.json`` becomes
-``SPAWN_OUTPUT``. A child gets
+``inputs``; ``progress.md`` is the child's own progress file (seed 004: "child gets its
+own progress file"); the child's command runs from the workspace with ``CHILD_DIR``,
+``INPUTS``, ``OUTPUT`` and ``PROGRESS`` pointing there, and what it writes to
+``output.json`` becomes ``SPAWN_OUTPUT``. A child gets
 initd's environment without the parent's event variables: only what ``inputs`` passes."""
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ def spawn(call: Call) -> ActionResult:
     output_file = os.path.join(directory, "output.json")
     with place.open() as where:
         where.write("inputs.json", json.dumps(inputs).encode())
+        where.write("progress.md", b"")
     env = {k: v for k, v in call.env.items() if k not in call.variables}
     env.update(INPUTS=inputs_file, OUTPUT=output_file, CHILD_DIR=directory,
+               PROGRESS=os.path.join(directory, "progress.md"),
                PARENT_SESSION=str(call.variables.get("SESSION", "")), PIPELINE=name)
     # From the workspace, as agent-pipelines runs `./scripts/engine.sh --session-dir
     # <child>`: the child's directory is its session's, not its working directory.
