@@ -73,8 +73,13 @@ class Probe:
         self.passed = threading.Event()
         self._cancelled = threading.Event()
         self._read_fd, self._write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        threading.Thread(target=self._run, args=(check,), name="readiness",
-                         daemon=True).start()
+        try:
+            threading.Thread(target=self._run, args=(check,), name="readiness",
+                             daemon=True).start()
+        except RuntimeError:  # no thread (a pids limit): the caller decides, said once
+            os.close(self._read_fd)
+            os.close(self._write_fd)
+            raise
 
     def fileno(self) -> int:
         """Readable once the check has passed."""

@@ -82,7 +82,13 @@ class Supervised:
         if self.ready_check is not None:
             from initd import readiness
 
-            self.probe = readiness.Probe(self.ready_check)
+            try:
+                self.probe = readiness.Probe(self.ready_check)
+            except RuntimeError as err:  # no thread to probe with: a pids limit reached
+                self.log.warning("readiness not probed (cannot start a thread: a pids "
+                                 "limit?): the agent counts as ready once started",
+                                 error=str(err))
+                self.mark_ready()
         elif not self.announces_ready:
             self.mark_ready()
 

@@ -277,7 +277,13 @@ class Background:
         self.results: dict[str, runner.Result] = {}
         self.thread = threading.Thread(target=self._run, args=(hooks, ctx),
                                        name="background-session-hooks", daemon=True)
-        self.thread.start()
+        try:
+            self.thread.start()
+        except RuntimeError as err:  # no thread (a pids cgroup at its limit): they run
+            # now, before the agent, rather than never (invariant 7: no hook lost)
+            ctx.log.warning("background session hooks run before the agent: cannot start "
+                            "a thread (a pids limit?)", error=str(err))
+            self._run(hooks, ctx)
 
     def _run(self, hooks: Sequence[Hook], ctx: HookContext) -> None:
         for hook in hooks:
@@ -292,7 +298,8 @@ class Background:
     def stop(self) -> None:
         """Stop the hook that is running (TERM, grace, KILL to its group); skip the rest."""
         self.cancel.set()
-        self.thread.join()
+        if self.thread.ident is not None:  # (never started: they ran inline)
+            self.thread.join()
 
 
 def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext,

@@ -458,3 +458,55 @@ def test_a_fork_failure_while_the_service_restarts_never_takes_the_agent_down(
              what="the service back")
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM, init.stderr[-3000:]
+
+
+NO_THREAD = """
+import sys, threading
+from pathlib import Path
+from initd import log, readiness
+from initd.hooks import session
+from initd.hooks.model import Hook
+from initd import proc
+from initd.backoff import Backoff
+from initd.settings import Restart
+from initd.supervised import Supervised
+from tests.hooks.support import hook_context
+
+cgroup, workspace, sid = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+ctx = hook_context(workspace, sid)
+hook = Hook(id="30-bg", name="bg", type="session", path="/bin/true",
+            source=str(workspace), blocking=False)
+(cgroup / "cgroup.procs").write_text("0")
+(cgroup / "pids.max").write_text((cgroup / "pids.current").read_text())
+try:
+    threading.Thread(target=print).start()
+    print("a thread started: the limit did not hold")
+    sys.exit(3)
+except RuntimeError:
+    pass
+background = session.Background([hook], ctx)  # no thread: run now (its fork fails too)
+background.stop()
+agent = Supervised("agent", proc.Spec(argv=("sleep", "60"), env={}, cwd="/"),
+                   Restart.NEVER, Backoff(0, 60.0), 1.0, log.get(), ready_check=lambda: True)
+current = int((cgroup / "pids.current").read_text())
+(cgroup / "pids.max").write_text(str(current + 1))  # room for the agent, not a thread
+agent.start()
+assert agent.state.value == "running", agent.state
+agent.stop(15)
+"""
+
+
+def test_no_thread_at_boot_is_one_line_never_a_crash(ws, pids_cgroup: Path) -> None:  # type: ignore[no-untyped-def]
+    """A pids limit reached before the background session hooks' thread or the readiness
+    probe's: the hooks run inline (here their fork fails too: recorded, not lost) and the
+    agent counts as ready once started; each said in one line, no traceback."""
+    repo, sid = ws
+    out = subprocess.run([PY, "-c", NO_THREAD, str(pids_cgroup), str(repo), sid],
+                         capture_output=True, text=True, timeout=60,
+                         cwd=str(Path(__file__).resolve().parents[2]))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
+    assert "background session hooks run before the agent" in out.stderr
+    assert "readiness not probed" in out.stderr
+    status = json.loads(Path(ROOT_HOME, ".discobot", sid, "hooks", "status.json").read_text())
+    assert status["hooks"]["30-bg"]["lastResult"] == "failure"  # its fork failed: recorded
