@@ -129,10 +129,11 @@ def test_rerun_runs_one_hook(service: str, repo: Path) -> None:
     assert (code, answer["success"], answer["exitCode"]) == (200, False, 1)
 
 
-def test_a_state_dir_made_a_link_is_a_plain_422_never_followed(repo: Path,
-                                                               tmp_path: Path) -> None:
+def test_a_state_dir_made_a_link_is_never_followed_and_health_says_why(
+        repo: Path, tmp_path: Path) -> None:
     """The agent may turn its own state's output/ into a link: the service (as the agent,
-    or root for a root hook) follows nothing, and the API says why, not "internal error"."""
+    or root for a root hook) follows nothing; it keeps its state in memory instead, and
+    /v1/health says why ("degraded"), never "internal error"."""
     sid, sock = f"api-{uuid.uuid4().hex[:8]}", str(tmp_path / "initd.sock")
     checker(repo, "10-a.sh", "*.a", "BAD", name="Hook-A")
     output = Path(ROOT_HOME, ".discobot", sid, "hooks", "output")
@@ -144,8 +145,11 @@ def test_a_state_dir_made_a_link_is_a_plain_422_never_followed(repo: Path,
     try:
         (repo / "x.a").write_text("BAD\n")
         code, answer = call(sock, "POST", "/v1/hooks/10-a/rerun")
-        assert code == 422, answer
-        assert "symbolic link" in answer["error"] and "internal error" not in answer["error"]
+        assert (code, answer["exitCode"]) == (200, 1), answer  # ran; its result in memory
+        health = call(sock, "GET", "/v1/health")[1]
+        assert health["status"] == "degraded"
+        assert "is a symbolic link" in health["problems"][0], health
+        assert call(sock, "GET", "/v1/hooks/10-a/output")[1]["output"].startswith("x.a: has BAD")
         assert list(elsewhere.iterdir()) == []
     finally:
         proc.send_signal(signal.SIGTERM)
