@@ -73,8 +73,9 @@ def prepare_state(ctx: HookContext) -> str | None:
             directory.remove(".initd-probe")
     except OSError as err:
         return (f"initd's state directory {ctx.state.path} cannot be written "
-                f"({err.strerror or err}): hook results are logged, not kept. Mount a "
-                f"volume there (podman run -v NAME:{ctx.state.path}) or set "
+                f"({err.strerror or err}): hook results are logged and kept in memory "
+                "only (a restart forgets them). Mount a volume there"
+                f" (podman run -v NAME:{ctx.state.path}) or set "
                 "--state-dir/INITD_STATE_DIR to a directory the agent can write")
     return None
 
