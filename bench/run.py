@@ -13,7 +13,7 @@ the same run on the same machine (never as timed unit tests).
    (goal <= 1.3x)
 6. the supervisor's RSS while a session hook prints 1 GB (goal: grows < 20 MiB)
 7-9. the hook service's (bench/service.py); 10-11. lifecycle events' (bench/events.py);
-12-13. the images' (bench/container.py)
+12-13. the images' (bench/container.py); 14-18. faults and abuse (bench/faults.py)
 """
 
 from __future__ import annotations
@@ -248,6 +248,9 @@ def run_all() -> None:
     import container  # bench/container.py: the images, when make image built them
 
     container.main()
+    import faults  # bench/faults.py: kill -9s, a fork storm, fuzzed hooks, socket abuse
+
+    faults.main()
 
 
 if __name__ == "__main__":
