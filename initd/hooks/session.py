@@ -17,7 +17,7 @@ from initd import proc, statefile, users
 from initd.agentfs import Place
 from initd.errors import shown
 from initd.hooks import runner
-from initd.hooks.model import Hook
+from initd.hooks.model import ID, Hook
 from initd.hooks.status import MemoryStore, StatusStore
 from initd.log import Logger
 from initd.settings import Settings
@@ -156,7 +156,8 @@ def recover_interrupted(ctx: HookContext, gone: Callable[[dict[str, Any]], bool]
         stopped = ours and isinstance(pgid, int) and not isinstance(pgid, bool) and \
             proc.stop_leftover_group(pgid, entry.get("pgidStart"), ctx.grace)
         ctx.log.warning("hook was still running when the process running it stopped: "
-                        "recorded as failed", hook=shown(hook_id), status=ctx.store.path,
+                        "recorded as failed", hook=hook_id if isinstance(hook_id, str)
+                        and ID.fullmatch(hook_id) else shown(hook_id), status=ctx.store.path,
                         stopped_group=pgid if stopped else None)
         recovered.append(str(hook_id))
     return recovered

@@ -169,7 +169,7 @@ class StatusStore:
     def finished(self, hook: Hook, result: Result) -> Status:
         def change(status: Status) -> None:
             entry = _entry(status, hook)
-            for key in RUNNING_ONLY:
+            for key in (*RUNNING_ONLY, "interrupted"):  # (a run that ended says so itself)
                 entry.pop(key, None)
             entry.update(
                 lastRunAt=now_iso(),
@@ -205,7 +205,8 @@ class StatusStore:
                 for key in RUNNING_ONLY:
                     entry.pop(key, None)
                 entry.update(lastResult="failure", interrupted=True, lastRunAt=now_iso(),
-                             failCount=entry["failCount"] + 1,
+                             runCount=entry["runCount"] + 1,  # a run, ended: failCount
+                             failCount=entry["failCount"] + 1,  # never exceeds runCount
                              consecutiveFailures=entry["consecutiveFailures"] + 1)
                 if entry.get("type") == "file" and hook_id not in status["pendingHooks"]:
                     status["pendingHooks"].append(hook_id)

@@ -93,6 +93,19 @@ def test_recover_marks_running_failed_and_requeues_file_hooks(tmp_path: Path) ->
     assert store.recover() == []  # once
 
 
+def test_an_interrupted_run_counts_and_the_next_run_clears_the_mark(tmp_path: Path) -> None:
+    from tests.hooks.support import result
+
+    store = StatusStore(str(tmp_path))
+    store.started(hook("session", "setup"))
+    store.recover()
+    entry = store.read()["hooks"]["setup"]
+    assert (entry["runCount"], entry["failCount"], entry["interrupted"]) == (1, 1, True)
+    entry = store.finished(hook("session", "setup"), result(0))["hooks"]["setup"]
+    assert (entry["runCount"], entry["failCount"], entry["lastResult"]) == (2, 1, "success")
+    assert "interrupted" not in entry  # that was the run before
+
+
 def test_recover_takes_only_the_hooks_of_a_runner_that_died(tmp_path: Path) -> None:
     store = StatusStore(str(tmp_path))
     store.started(hook("file", "mine"), pgid=os.getpid())
