@@ -98,7 +98,8 @@ def test_the_first_block_ends_the_event(ws: Workspace) -> None:
 
 @pytest.mark.parametrize("on_error", ["allow", "deny"])
 def test_timeouts_are_errors_and_leave_no_process(ws: Workspace, on_error: str) -> None:
-    ws.nyzhi({"event": "pre_tool", "command": "sleep 1000 & sleep 1000; echo $$",
+    mine = f"1000.{uuid.uuid4().int % 10**6:06d}"  # not another suite's sleep 1000
+    ws.nyzhi({"event": "pre_tool", "command": f"sleep {mine} & sleep {mine}; echo $$",
               "timeout": 0.5, "on_error": on_error})
     started = time.monotonic()
     outcome = ws.fire("pre_tool")
@@ -109,7 +110,7 @@ def test_timeouts_are_errors_and_leave_no_process(ws: Workspace, on_error: str) 
     assert "timed out after 0.5s" in result["error"]
     assert outcome["blocked"] is (on_error == "deny")
     assert not [p for p in psutil.process_iter(["cmdline"])
-                if p.info["cmdline"] == ["sleep", "1000"]]
+                if p.info["cmdline"] == ["sleep", mine]]
 
 
 def test_a_script_that_cannot_start_is_an_error(ws: Workspace) -> None:
