@@ -23,7 +23,7 @@ from initd import agentfs
 from initd.errors import InitdError
 
 BACKLOG = 64
-MAX_CONNECTIONS = 256  # held at once (idle, slow or busy); past it, closed at once
+MAX_CONNECTIONS = 1024  # held at once; past it, the oldest still sending is dropped
 READ_TIMEOUT = 10.0  # seconds a client may stay silent while it sends its request
 
 
@@ -39,6 +39,13 @@ class _Handler(WSGIRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.client_address = ("local", 0)  # a Unix socket has no peer address
+
+    def parse_request(self) -> bool:
+        answered = super().parse_request()
+        server = self.server
+        assert isinstance(server, UnixWSGIServer)
+        server.arrived(self.connection)  # its request is in: no longer the one to drop
+        return answered
 
     def log_message(self, format: str, *args: Any) -> None:
         """Requests are not logged: the agent polls health, and stderr is the container's."""
@@ -116,6 +123,7 @@ class UnixWSGIServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
         self.socket = sock  # already bound and listening: ours, or inherited
         self.app = app
         self._open = 0  # connections held (MAX_CONNECTIONS)
+        self._sending: dict[socket.socket, None] = {}  # still sending a request, oldest first
         self._count = threading.Lock()
         self.base_environ = {"SERVER_NAME": "initd", "GATEWAY_INTERFACE": "CGI/1.1",
                              "SERVER_PORT": "0", "REMOTE_HOST": "", "CONTENT_LENGTH": "",
@@ -124,33 +132,51 @@ class UnixWSGIServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
     def get_app(self) -> Callable[..., Iterable[bytes]]:
         return self.app
 
-    # A thread per connection, at most MAX_CONNECTIONS: 1,500 idle connections once held
-    # 1,502 threads and 62 MiB. Past the cap a connection is closed at once (the client
-    # sees a reset and may try again), the well-behaved client's included, but the
-    # service itself stays small and answers those it holds.
+    # A thread per connection, about MAX_CONNECTIONS at most: 1,500 idle connections once
+    # held 1,502 threads and 62 MiB. At the cap, the connection that has been sending its
+    # request longest (idle, slowloris) is dropped for the new one, so a client that
+    # sends its request at once is served whatever others hold open; only when every
+    # connection is busy with a request is the new one closed at once.
     def process_request(self, request: Any, client_address: Any) -> None:
+        drop: Any = None
         with self._count:
-            full = self._open >= MAX_CONNECTIONS
-            if not full:
+            if self._open >= MAX_CONNECTIONS:
+                drop = next(iter(self._sending), None)
+                if drop is None or self._open >= 2 * MAX_CONNECTIONS:  # (drops not gone)
+                    drop = request
+                else:
+                    del self._sending[drop]
+            if drop is not request:
                 self._open += 1
-        if full:
+                self._sending[request] = None
+        if drop is not None:
+            try:
+                drop.shutdown(socket.SHUT_RDWR)  # its thread reads the end and is gone
+            except OSError:
+                pass
+        if drop is request:
             self.shutdown_request(request)
             return
         try:
             super().process_request(request, client_address)
         except RuntimeError:  # no thread (a pids limit): this connection is closed
-            self._done()
+            self._done(request)
             self.shutdown_request(request)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._done()
+            self._done(request)
 
-    def _done(self) -> None:
+    def arrived(self, request: Any) -> None:
+        with self._count:
+            self._sending.pop(request, None)
+
+    def _done(self, request: Any) -> None:
         with self._count:
             self._open -= 1
+            self._sending.pop(request, None)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One line, not socketserver's traceback: a request's failure is not initd's."""

@@ -21,8 +21,12 @@ from tests.hooks.support import forget_session, git_repo
 from tests.service.support import call, start
 from tests.support.harness import wait_for
 
+RELEASE = threading.Event()
+
 
 def hello(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+    if environ["PATH_INFO"] == "/slow":  # busy until the test says
+        RELEASE.wait(30)
     start_response("200 OK", [("Content-Length", "2")])
     return [b"ok"]
 
@@ -49,9 +53,9 @@ def connect(path: str) -> socket.socket:
     return s
 
 
-def get(path: str) -> bytes:
+def get(path: str, where: str = "/") -> bytes:
     with connect(path) as s:
-        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        s.sendall(f"GET {where} HTTP/1.0\r\n\r\n".encode())
         return s.recv(100)
 
 
@@ -64,19 +68,38 @@ def test_an_idle_or_slowloris_connection_is_dropped(tiny, capfd) -> None:  # typ
     assert "Traceback" not in capfd.readouterr().err
 
 
-def test_past_the_cap_a_connection_is_closed_and_those_held_are_served(tiny) -> None:  # type: ignore[no-untyped-def]
+def test_at_the_cap_the_oldest_silent_connection_makes_room(tiny) -> None:  # type: ignore[no-untyped-def]
+    """Idle connections fill every place: a client that sends its request is served,
+    and the one silent longest is dropped for it."""
     path, httpd = tiny
-    held = [connect(path) for _ in range(4)]
-    wait_for(lambda: httpd._open == 4, what="four connections held")
-    with connect(path) as fifth:
-        assert fifth.recv(10) == b""  # closed at once, no thread for it
-    assert httpd._open == 4
-    held[0].sendall(b"GET / HTTP/1.0\r\n\r\n")
-    assert held[0].recv(100).startswith(b"HTTP/1.0 200")
+    held = []
+    for n in range(4):
+        held.append(connect(path))
+        wait_for(lambda: httpd._open == n + 1, what="one more held")  # noqa: B023
+    assert get(path).startswith(b"HTTP/1.0 200")
+    assert held[0].recv(10) == b""  # the oldest: dropped
+    held[1].sendall(b"GET / HTTP/1.0\r\n\r\n")  # the others: still there
+    assert held[1].recv(100).startswith(b"HTTP/1.0 200")
     for s in held:
         s.close()
     wait_for(lambda: httpd._open == 0, what="the held ones to end")
-    assert get(path).startswith(b"HTTP/1.0 200")  # room again
+
+
+def test_when_every_connection_is_busy_a_new_one_is_closed(tiny) -> None:  # type: ignore[no-untyped-def]
+    path, httpd = tiny
+    RELEASE.clear()
+    answers: list[bytes] = []
+    busy = [threading.Thread(target=lambda: answers.append(get(path, "/slow")))
+            for _ in range(4)]
+    for thread in busy:
+        thread.start()
+    wait_for(lambda: httpd._open == 4 and not httpd._sending, what="four busy requests")
+    with connect(path) as fifth:
+        assert fifth.recv(10) == b""  # closed at once: no thread for it
+    RELEASE.set()
+    for thread in busy:
+        thread.join(10)
+    assert len(answers) == 4 and all(a.startswith(b"HTTP/1.0 200") for a in answers)
 
 
 def test_probes_and_cancel_never_wait_behind_busy_requests(tmp_path: Path) -> None:
