@@ -193,7 +193,9 @@ def test_hook_left_running_by_a_crash_is_recovered(initd, workspace: Path,
     again = run([*initd_args(workspace, tmp_path, "crash"), "--", "true"])
     assert any(e["event"].startswith("hook was still running") for e in events(again))
     entry = status(ROOT_HOME, "crash")["10-long"]
-    assert (entry["lastResult"], entry["failCount"], entry["runCount"]) == ("success", 1, 1)
+    # two runs: the one the crash interrupted (a failure) and this one
+    assert (entry["lastResult"], entry["failCount"], entry["runCount"]) == ("success", 1, 2)
+    assert "interrupted" not in entry
 
 
 def test_stop_signal_during_a_session_hook_stops_it_and_skips_the_agent(
