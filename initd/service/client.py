@@ -39,12 +39,14 @@ class UnixHTTPConnection(http.client.HTTPConnection):
 
 
 def socket_path(given: str | None = None) -> str:
-    """--socket, INITD_SOCKET, else where initd listens by default: root's socket when
-    there is one (the agent user's `podman exec` into a root initd's container), else
-    this user's own (an initd that is not root)."""
+    """--socket, INITD_SOCKET, else where initd listens by default: this user's own
+    when it serves there (an initd that is not root), else root's when there is one (the
+    agent user's `podman exec` into a root initd's container)."""
     if given or os.environ.get("INITD_SOCKET"):
         return given or os.environ["INITD_SOCKET"]
-    return DEFAULT_SOCKET if os.path.exists(DEFAULT_SOCKET) else default_socket()
+    mine = default_socket()
+    return DEFAULT_SOCKET if not os.path.exists(mine) and os.path.exists(DEFAULT_SOCKET) \
+        else mine
 
 
 def call(method: str, path: str, body: Any = None, sock: str | None = None,
