@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -26,11 +25,6 @@ REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not All
            500: "Internal Server Error",
            503: "Service Unavailable"}
 MAX_BODY = 64 * 1024
-# Requests doing work at once (discovery, status, a turn, an event's hooks); the rest
-# wait their turn. Probes and a cancel never wait: 50 clients flooding the API once put
-# a health check behind 50 threads sharing one GIL (p99 96 ms).
-MAX_BUSY = 16
-QUICK = frozenset(("/v1/health", "/v1/ready", "/v1/turn/cancel"))
 
 
 class HttpError(Exception):
@@ -57,16 +51,10 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
          lambda env, name: _event(service, name, _body(env))),
     ]
 
-    busy = threading.BoundedSemaphore(MAX_BUSY)
-
     def app(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
         try:
-            if path in QUICK:
-                status, body = _dispatch(routes, environ, method, path)
-            else:
-                with busy:
-                    status, body = _dispatch(routes, environ, method, path)
+            status, body = _dispatch(routes, environ, method, path)
         except HttpError as err:
             status, body = err.status, {"error": str(err)}
         except NotARepository as err:  # the workspace, not the request or initd

@@ -16,26 +16,23 @@ from typing import Any
 
 import pytest
 
-from initd.service import app, server
+from initd.service import server
 from tests.hooks.support import forget_session, git_repo
 from tests.service.support import call, start
 from tests.support.harness import wait_for
 
-RELEASE = threading.Event()
-
 
 def hello(environ: dict[str, Any], start_response: Any) -> list[bytes]:
-    if environ["PATH_INFO"] == "/slow":  # busy until the test says
-        RELEASE.wait(30)
-    start_response("200 OK", [("Content-Length", "2")])
-    return [b"ok"]
+    body = environ["wsgi.input"].read() if environ["PATH_INFO"] == "/echo" else b"ok"
+    start_response("200 OK", [("Content-Length", str(len(body)))])
+    return [body]
 
 
 @pytest.fixture
 def tiny(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, server.UnixWSGIServer]]:
-    """A server with a 0.5 s read timeout and room for 4 connections."""
-    monkeypatch.setattr(server._Handler, "timeout", 0.5)
-    monkeypatch.setattr(server, "MAX_CONNECTIONS", 4)
+    """A server that gives a request 0.5 s and holds 4 connections still sending."""
+    monkeypatch.setattr(server, "READ_TIMEOUT", 0.5)
+    monkeypatch.setattr(server, "MAX_WAITING", 4)
     where = tempfile.mkdtemp(prefix="initd-abuse-")
     path = f"{where}/s.sock"
     httpd = server.UnixWSGIServer(server.bind(path), hello)
@@ -59,12 +56,15 @@ def get(path: str, where: str = "/") -> bytes:
         return s.recv(100)
 
 
-def test_an_idle_or_slowloris_connection_is_dropped(tiny, capfd) -> None:  # type: ignore[no-untyped-def]
+def test_an_idle_or_slowloris_connection_is_dropped_and_costs_no_thread(tiny, capfd) -> None:  # type: ignore[no-untyped-def]
     path, httpd = tiny
+    threads = threading.active_count()
     idle, slow = connect(path), connect(path)
-    slow.sendall(b"GET / HT")  # ... and nothing more
-    assert idle.recv(10) == b"" and slow.recv(10) == b""  # closed by the service
-    wait_for(lambda: httpd._open == 0, what="their threads to end")
+    slow.sendall(b"GET / HT")  # ... and then a byte now and then, never the whole request
+    wait_for(lambda: len(httpd._waiting) == 2, what="both held")
+    assert threading.active_count() == threads  # a buffer each, not a thread
+    slow.sendall(b"T")
+    assert idle.recv(10) == b"" and slow.recv(10) == b""  # closed: its time was up
     assert "Traceback" not in capfd.readouterr().err
 
 
@@ -75,31 +75,34 @@ def test_at_the_cap_the_oldest_silent_connection_makes_room(tiny) -> None:  # ty
     held = []
     for n in range(4):
         held.append(connect(path))
-        wait_for(lambda: httpd._open == n + 1, what="one more held")  # noqa: B023
+        wait_for(lambda: len(httpd._waiting) == n + 1, what="one more held")  # noqa: B023
     assert get(path).startswith(b"HTTP/1.0 200")
     assert held[0].recv(10) == b""  # the oldest: dropped
     held[1].sendall(b"GET / HTTP/1.0\r\n\r\n")  # the others: still there
     assert held[1].recv(100).startswith(b"HTTP/1.0 200")
     for s in held:
         s.close()
-    wait_for(lambda: httpd._open == 0, what="the held ones to end")
 
 
-def test_when_every_connection_is_busy_a_new_one_is_closed(tiny) -> None:  # type: ignore[no-untyped-def]
-    path, httpd = tiny
-    RELEASE.clear()
-    answers: list[bytes] = []
-    busy = [threading.Thread(target=lambda: answers.append(get(path, "/slow")))
-            for _ in range(4)]
-    for thread in busy:
-        thread.start()
-    wait_for(lambda: httpd._open == 4 and not httpd._sending, what="four busy requests")
-    with connect(path) as fifth:
-        assert fifth.recv(10) == b""  # closed at once: no thread for it
-    RELEASE.set()
-    for thread in busy:
-        thread.join(10)
-    assert len(answers) == 4 and all(a.startswith(b"HTTP/1.0 200") for a in answers)
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"GARBAGE\r\n\r\n", b"400"),
+    (b"GET / HTTP/1.0\r\nno colon here\r\n\r\n", b"400"),
+    (b"GET / HTTP/1.0\r\nX: " + b"a" * 70000, b"431"),
+])
+def test_a_request_that_is_not_http_gets_one_answer(tiny, request_bytes: bytes,  # type: ignore[no-untyped-def]
+                                                    status: bytes) -> None:
+    path, _ = tiny
+    with connect(path) as s:
+        s.sendall(request_bytes)
+        assert s.recv(100).split()[1] == status
+
+
+def test_a_body_arrives_whole_before_the_app_sees_it(tiny) -> None:  # type: ignore[no-untyped-def]
+    path, _ = tiny
+    with connect(path) as s:
+        s.sendall(b"POST /echo HTTP/1.0\r\nContent-Length: 11\r\n\r\nhello")
+        s.sendall(b" world")
+        assert s.recv(100).endswith(b"hello world")
 
 
 def test_probes_and_cancel_never_wait_behind_busy_requests(tmp_path: Path) -> None:
@@ -117,12 +120,12 @@ def test_probes_and_cancel_never_wait_behind_busy_requests(tmp_path: Path) -> No
     service = start(sock, str(repo), sid)
     try:
         fired = [threading.Thread(target=call, args=(sock, "POST", "/v1/events/pre_tool", {}))
-                 for _ in range(app.MAX_BUSY + 4)]
+                 for _ in range(server.WORKERS + 4)]
         for thread in fired:
             thread.start()
         waiting = lambda: subprocess.run(  # noqa: E731
             ["pgrep", "-c", "-f", str(hook)], capture_output=True, text=True).stdout.strip()
-        wait_for(lambda: waiting() == str(app.MAX_BUSY), what="every slot busy")
+        wait_for(lambda: waiting() == str(server.WORKERS), what="every slot busy")
         assert call(sock, "GET", "/v1/health")[0] == 200
         assert call(sock, "GET", "/v1/ready")[0] == 200
         assert call(sock, "POST", "/v1/turn/cancel")[0] == 200
