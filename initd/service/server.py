@@ -34,7 +34,8 @@ MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once
 WORKERS = 16  # requests at work at once (discovery, status, a turn, an event's hooks)
 READ_TIMEOUT = 10.0  # seconds a client has to send its whole request
 WRITE_TIMEOUT = 10.0  # ... and to take its answer
-MAX_HEAD = 64 * 1024  # request line and headers
+MAX_HEAD = 16 * 1024  # request line and headers (the API's are a few hundred bytes)
+MAX_BUFFERED = 16 * 2**20  # of all requests still arriving; past it, the oldest goes
 MAX_BODY = 64 * 1024  # (the API's bodies are small JSON objects: app.MAX_BODY)
 QUICK = frozenset(("/v1/health", "/v1/ready", "/v1/turn/cancel"))  # answered at once
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
@@ -134,6 +135,8 @@ class UnixWSGIServer:
         self.app = app
         self._selector = selectors.DefaultSelector()
         self._waiting: dict[socket.socket, _Waiting] = {}  # oldest first
+        self._buffered = 0  # bytes held for them (MAX_BUFFERED)
+        self._said_at = 0.0  # when accept's failure was last said
         self._queue: queue.SimpleQueue[tuple[socket.socket, dict[str, Any]] | None] = \
             queue.SimpleQueue()
         self._queued = 0
@@ -191,9 +194,13 @@ class UnixWSGIServer:
                 conn, _ = self.socket.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as err:  # EMFILE, ENFILE, ENOBUFS: one line, and go on
-                print(f"initd service: cannot accept a connection: {err}", file=sys.stderr,
-                      flush=True)
+            except OSError as err:  # EMFILE, ENFILE, ENOBUFS: the oldest makes room
+                if self._waiting:
+                    self._drop(next(iter(self._waiting)))
+                elif time.monotonic() - self._said_at > 10:  # (said, not spun on)
+                    self._said_at = time.monotonic()
+                    print(f"initd service: cannot accept a connection: {err}",
+                          file=sys.stderr, flush=True)
                 return
             if len(self._waiting) >= MAX_WAITING:  # the one sending longest makes room
                 self._drop(next(iter(self._waiting)))
@@ -215,6 +222,12 @@ class UnixWSGIServer:
             self._drop(conn)
             return
         waiting.data += chunk
+        self._buffered += len(chunk)
+        while self._buffered > MAX_BUFFERED:  # the oldest others make room
+            victim = next((other for other in self._waiting if other is not conn), None)
+            if victim is None:
+                break
+            self._drop(victim)
         try:
             environ = self._request(waiting)
         except _Refused as refused:
@@ -234,8 +247,12 @@ class UnixWSGIServer:
         if full:
             self._answer_now(conn, 503, {"error": "too many requests at once; try again"})
             return
-        if len(self._workers) < WORKERS:
-            self._start_worker()
+        if len(self._workers) < WORKERS and not self._start_worker() and not self._workers:
+            with self._count:
+                self._queued -= 1
+            self._answer_now(conn, 503, {"error": "no thread to answer with (a pids "
+                                                  "limit?); try again"})
+            return
         self._queue.put((conn, environ))
 
     def _request(self, waiting: _Waiting) -> dict[str, Any] | None:
@@ -271,7 +288,9 @@ class UnixWSGIServer:
             self._drop(conn)
 
     def _forget(self, conn: socket.socket) -> None:
-        self._waiting.pop(conn, None)
+        waiting = self._waiting.pop(conn, None)
+        if waiting is not None:
+            self._buffered -= len(waiting.data)
         try:
             self._selector.unregister(conn)
         except (KeyError, ValueError):
@@ -283,15 +302,14 @@ class UnixWSGIServer:
 
     # --- answers
 
-    def _start_worker(self) -> None:
+    def _start_worker(self) -> bool:
         thread = threading.Thread(target=self._work, name="api-worker", daemon=True)
         try:
             thread.start()
         except RuntimeError:  # no thread (a pids limit): the ones there are carry on
-            if not self._workers:
-                raise
-            return
+            return False
         self._workers.append(thread)
+        return True
 
     def _work(self) -> None:
         while True:

@@ -84,6 +84,20 @@ def test_at_the_cap_the_oldest_silent_connection_makes_room(tiny) -> None:  # ty
         s.close()
 
 
+def test_what_requests_still_arriving_may_hold_is_bounded(tiny, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Many connections each sending most of a big request and stalling: past the
+    budget, the oldest is dropped (1,024 x 64 KiB would otherwise sit in memory)."""
+    path, httpd = tiny
+    monkeypatch.setattr(server, "MAX_BUFFERED", 1000)
+    first, second = connect(path), connect(path)
+    first.sendall(b"GET / HTTP/1.0\r\nX: " + b"a" * 700)
+    wait_for(lambda: httpd._buffered > 700, what="the first held")
+    second.sendall(b"GET / HTTP/1.0\r\nX: " + b"b" * 700)
+    assert first.recv(10) == b""  # dropped for the newer one
+    second.sendall(b"\r\n\r\n")
+    assert second.recv(100).startswith(b"HTTP/1.0 200")
+
+
 @pytest.mark.parametrize(("request_bytes", "status"), [
     (b"GARBAGE\r\n\r\n", b"400"),
     (b"GET / HTTP/1.0\r\nno colon here\r\n\r\n", b"400"),
