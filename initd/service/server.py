@@ -265,6 +265,7 @@ class UnixWSGIServer:
                 return None
             waiting.head = _parse_head(bytes(waiting.data[:end]))
             del waiting.data[: end + 4]
+            self._buffered -= end + 4
         method, path, query, headers, length = waiting.head
         if 0 <= length <= MAX_BODY and len(waiting.data) < length:
             return None  # the body is still coming (a bad length is the app's to refuse)
