@@ -57,14 +57,23 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
-def _verb(argv: list[str]) -> int:
-    from initd.commands import api, hooks, precommit, service, sessions
+# verb -> (its module in initd.commands, its function). Each verb imports its own module
+# alone: an exec probe (`initd ready`) once imported all ten verbs and 18 event modules,
+# 66 ms a probe, three probes every 10 s in every pod.
+VERB_FUNCTIONS = {"hooks": ("hooks", "main"), "precommit": ("precommit", "main"),
+                  "service": ("service", "main"), "status": ("api", "status"),
+                  "health": ("api", "health"), "ready": ("api", "ready"),
+                  "turn": ("api", "turn"), "emit": ("api", "emit"),
+                  "sessions": ("sessions", "sessions"), "config": ("sessions", "config")}
 
-    verbs = {"hooks": hooks.main, "precommit": precommit.main, "service": service.main,
-             "status": api.status, "health": api.health, "ready": api.ready,
-             "turn": api.turn, "emit": api.emit, "sessions": sessions.sessions,
-             "config": sessions.config}
-    return verbs[argv[0]](argv[1:])
+
+def _verb(argv: list[str]) -> int:
+    import importlib
+
+    module, function = VERB_FUNCTIONS[argv[0]]
+    verb: Callable[[list[str]], int] = getattr(
+        importlib.import_module(f"initd.commands.{module}"), function)
+    return verb(argv[1:])
 
 
 def _supervise(argv: list[str]) -> int:

@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from initd.errors import InitdError, shown
+from initd.paths import DEFAULT_SOCKET, default_socket
 
 DEFAULT_CONFIG = "/etc/initd/initd.yaml"
 DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
-DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
 SOCKET_HELP = (f"default {DEFAULT_SOCKET} as root, else $XDG_RUNTIME_DIR/initd.sock or "
                "/tmp/initd-UID/initd.sock")
 DEFAULT_TRUST_FILE = "/var/lib/initd/trust.json"  # root's: the agent cannot approve its hooks
@@ -134,24 +134,6 @@ def path(value: object) -> str:
     if not text:
         raise ValueError("expected a path")
     return os.path.abspath(text)
-
-
-def default_socket(environ: Mapping[str, str] = os.environ) -> str:
-    """Where the control API listens when nobody says: root's /run/initd; anyone else
-    cannot make that directory (``podman run --user 1000``, a random uid), so their own
-    runtime directory, else a directory of their own in /tmp. The same answer in initd
-    and in a probe run beside it (``initd health`` as the same user, same environment)."""
-    uid = os.geteuid()
-    if uid == 0:
-        return DEFAULT_SOCKET
-    runtime = environ.get("XDG_RUNTIME_DIR", "")
-    try:
-        info = os.stat(runtime) if os.path.isabs(runtime) else None
-    except OSError:
-        info = None
-    if info is not None and info.st_uid == uid:
-        return os.path.join(runtime, "initd.sock")
-    return f"/tmp/initd-{uid}/initd.sock"
 
 
 def session_ident(value: object) -> str:

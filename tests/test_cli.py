@@ -129,3 +129,25 @@ def test_help_lists_the_verbs() -> None:
     for verb in ("hooks list", "precommit install", "status | health | ready", "turn",
                  "emit EVENT", "sessions | config", "service"):
         assert verb in out, verb
+
+
+def test_every_verb_has_its_module_and_a_probe_imports_only_its_own() -> None:
+    """An exec probe is started every few seconds in every pod: `initd ready` imports
+    the control API's client, never the hooks, the events or the other verbs."""
+    from initd import VERBS
+    from initd.cli import VERB_FUNCTIONS
+
+    assert set(VERB_FUNCTIONS) == set(VERBS)
+    probe = ("import sys; from initd import cli\n"
+             "code = cli.main(['ready', '--socket', '/nonexistent/initd.sock'])\n"
+             "print(' '.join(sorted(m for m in sys.modules if m.startswith('initd'))))\n"
+             "print(code, 'http.client' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=30)
+    modules, result = out.stdout.splitlines()
+    assert result == "125 False", out.stderr  # no service there: one line; no http.client
+    ours = modules.split()
+    assert not [name for name in ours if name.startswith(("initd.hooks", "initd.events",
+                                                          "initd.supervisor"))], ours
+    assert [name for name in ours if name.startswith("initd.commands.")] == \
+        ["initd.commands.api"], ours

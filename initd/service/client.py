@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import socket
@@ -10,32 +9,64 @@ import time
 from typing import Any
 
 from initd.errors import InitdError
-from initd.settings import DEFAULT_SOCKET, default_socket
+from initd.paths import DEFAULT_SOCKET, default_socket
+
+MAX_ANSWER = 64 * 2**20  # a status.json is a few KiB; past this it is not an answer
 
 
-class UnixHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, path: str, timeout: float | None = None) -> None:
-        super().__init__("initd", timeout=timeout)
-        self.socket_path = path
+class Incomplete(Exception):
+    """The answer stopped before its end (the service died while answering)."""
 
-    def connect(self) -> None:
-        """Connect; a full backlog (EAGAIN: many clients at once, or a service that
-        restarts) is waited out within the timeout, as a TCP client's SYN would be."""
-        deadline = time.monotonic() + (self.timeout if self.timeout is not None else 60)
-        pause = 0.01
-        while True:
-            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            if self.timeout is not None:
-                self.sock.settimeout(self.timeout)
-            try:
-                self.sock.connect(self.socket_path)
-                return
-            except BlockingIOError:
-                self.sock.close()
-                if time.monotonic() + pause > deadline:
-                    raise TimeoutError("its backlog stayed full") from None
-                time.sleep(pause)
-                pause = min(pause * 2, 0.2)
+
+def _connect(path: str, timeout: float | None) -> socket.socket:
+    """Connected; a full backlog (EAGAIN: many clients at once, or a service that
+    restarts) is waited out within the timeout, as a TCP client's SYN would be."""
+    deadline = time.monotonic() + (timeout if timeout is not None else 60)
+    pause = 0.01
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(path)
+            return sock
+        except BlockingIOError:
+            sock.close()
+            if time.monotonic() + pause > deadline:
+                raise TimeoutError("its backlog stayed full") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
+        except BaseException:
+            sock.close()
+            raise
+
+
+def _exchange(sock: socket.socket, request: bytes) -> tuple[int, bytes]:
+    """HTTP/1.0 as initd's server speaks it: one request, an answer with its length,
+    then the end of the connection. http.client would cost every probe ~13 ms of
+    imports (email parsing) for this."""
+    sock.sendall(request)
+    chunks, size = [], 0
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_ANSWER:
+            raise Incomplete(f"an answer over {MAX_ANSWER} bytes")
+    raw = b"".join(chunks)
+    head, gap, body = raw.partition(b"\r\n\r\n")
+    status_line, *fields = head.decode("latin-1").split("\r\n")
+    parts = status_line.split(" ", 2)
+    if not gap or len(parts) < 2 or not parts[0].startswith("HTTP/") \
+            or not parts[1].isdigit():
+        raise Incomplete("no whole answer")
+    for field in fields:
+        name, _, value = field.partition(":")
+        if name.strip().lower() == "content-length" and value.strip().isdigit() \
+                and len(body) < int(value):
+            raise Incomplete(f"{len(body)} of {int(value)} bytes")
+    return int(parts[1]), body
 
 
 def socket_path(given: str | None = None) -> str:
@@ -53,27 +84,27 @@ def call(method: str, path: str, body: Any = None, sock: str | None = None,
          timeout: float | None = None) -> tuple[int, Any]:
     """(status, decoded JSON); an unreachable service is an InitdError saying so."""
     where = socket_path(sock)
-    conn = UnixHTTPConnection(where, timeout)
+    data = b"" if body is None else json.dumps(body).encode()
+    head = f"{method} {path} HTTP/1.0\r\nHost: initd\r\n"
+    if body is not None:
+        head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
     try:
-        data = None if body is None else json.dumps(body).encode()
-        conn.request(method, path, body=data,
-                     headers={"Content-Type": "application/json"} if data else {})
-        response = conn.getresponse()
-        return response.status, json.loads(response.read() or b"null")
+        with _connect(where, timeout) as conn:
+            status, answer = _exchange(conn, f"{head}\r\n".encode() + data)
+        return status, json.loads(answer or b"null")
     except (FileNotFoundError, ConnectionRefusedError) as err:
         raise InitdError(f"no hook service at {where} ({err.strerror}); is initd running? "
                          "(--socket or INITD_SOCKET)") from None
     except PermissionError:
         raise InitdError(f"{where}: permission denied (the socket is for root and the "
                          "agent user's group)") from None
-    except http.client.HTTPException as err:  # (an IncompleteRead: it died mid-answer)
+    except (Incomplete, ValueError, ConnectionResetError) as err:  # it died mid-answer
         raise InitdError(f"the hook service at {where} stopped in the middle of its answer "
-                         f"({type(err).__name__}); it restarts by itself: ask again") from None
+                         f"({err or type(err).__name__}); it restarts by itself: ask again"
+                         ) from None
     except TimeoutError:  # bound by root, so connecting works; nobody answers yet
         within = f" within {timeout:g}s" if timeout is not None else ""
         raise InitdError(f"no answer from the hook service at {where}{within} (starting, "
                          "restarting, or busy)") from None
     except OSError as err:
         raise InitdError(f"the hook service at {where}: {err.strerror or err}") from None
-    finally:
-        conn.close()

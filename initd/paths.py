@@ -1,0 +1,27 @@
+"""Where initd's control socket is by default: standard library ``os`` only, because
+every exec probe (``initd ready``, every few seconds in every pod) imports it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
+
+
+def default_socket(environ: Mapping[str, str] = os.environ) -> str:
+    """Where the control API listens when nobody says: root's /run/initd; anyone else
+    cannot make that directory (``podman run --user 1000``, a random uid), so their own
+    runtime directory, else a directory of their own in /tmp. The same answer in initd
+    and in a probe run beside it (``initd health`` as the same user, same environment)."""
+    uid = os.geteuid()
+    if uid == 0:
+        return DEFAULT_SOCKET
+    runtime = environ.get("XDG_RUNTIME_DIR", "")
+    try:
+        info = os.stat(runtime) if os.path.isabs(runtime) else None
+    except OSError:
+        info = None
+    if info is not None and info.st_uid == uid:
+        return os.path.join(runtime, "initd.sock")
+    return f"/tmp/initd-{uid}/initd.sock"
