@@ -107,6 +107,9 @@ def parser() -> Parser:
         "ready once this port on loopback accepts a connection (INITD_READY_PORT)")
     add("--ready-url", metavar="URL", type=typed(settings.url), help="... or once this URL "
         "answers 200-399 (INITD_READY_URL); with neither, ready when started")
+    add("--health-port", metavar="PORT", type=typed(settings.port), help="serve /healthz "
+        "and /readyz over HTTP on this TCP port, for Kubernetes httpGet probes "
+        "(INITD_HEALTH_PORT)")
     add("--max-reprompts", metavar="N", type=typed(settings.count), help="hook-triggered "
         "re-prompts per user message (INITD_MAX_REPROMPTS; default 3)")
     add("--trust", dest="trust", action="store_const", const=True, help="run a workspace "

@@ -191,6 +191,7 @@ OPTIONS = (
     Option("socket", path, None, ("INITD_SOCKET",)),  # None: default_socket()
     Option("service", boolean, None, ("INITD_SERVICE",)),  # None: when there is a workspace
     Option("ready_port", port, None, ("INITD_READY_PORT",)),
+    Option("health_port", port, None, ("INITD_HEALTH_PORT",)),
     Option("ready_url", url, None, ("INITD_READY_URL",)),
     Option("max_reprompts", count, 3, ("INITD_MAX_REPROMPTS",)),
     Option("trust", boolean, False, ("INITD_TRUST",)),
@@ -223,6 +224,7 @@ class Settings(NamedTuple):
     socket: str  # where the hook service's control API listens
     service: bool | None  # run the hook service: yes, no, or None: when there's a workspace
     ready_port: int | None  # the agent is ready when this port on loopback answers
+    health_port: int | None  # /healthz and /readyz over HTTP, from the supervisor
     ready_url: str | None  # ... or when this URL answers 200-399
     max_reprompts: int  # hook-triggered re-prompts per user message (the seed's 3)
     trust: bool  # run a workspace hook only if its content was approved (initd hooks trust)

@@ -22,12 +22,12 @@ from initd.errors import InitdError, shown
 from initd.hooks import discovery, precommit
 from initd.hooks.model import Hook
 from initd.sigchan import SignalChannel
-from initd.states import State
 from initd.supervised import Supervised
 
 if TYPE_CHECKING:
     from initd.hooks.roothooks import RootHooks
     from initd.hooks.session import Background, HookContext
+    from initd.probes import Probes
     from initd.service.child import ServiceChild
 
 
@@ -50,6 +50,7 @@ def boot(flags: argparse.Namespace) -> int:
     for warning in config.warnings:
         logger.warning(warning)
     account = agent_account(config, logger)
+    probes = start_probes(config)  # /healthz answers from now on, during the hooks too
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
     repo = find_repo(config, account, logger) if wants_precommit(config) else None
@@ -70,17 +71,20 @@ def boot(flags: argparse.Namespace) -> int:
                            "CAP_CHOWN?): its hook service may not write its state there",
                            path=path)
         service = None
-        if serve and ctx is not None:  # 5a. the hook service, ready before the agent
+        if serve and ctx is not None:  # 5a. the hook service, started beside the agent
             service = start_service(config, account, ctx, roots, repo, signals, logger)
-        return run_agent(config, account, service, background, signals, logger)
+        return run_agent(config, account, service, background, signals, logger, probes)
     finally:
         if roots is not None:
             roots.close()
+        if probes is not None:
+            probes.close()
 
 
 def run_agent(config: settings.Settings, account: users.Account | None,
               service: ServiceChild | None, background: Background | None,
-              signals: SignalChannel, logger: log.Logger) -> int:
+              signals: SignalChannel, logger: log.Logger, probes: Probes | None = None
+              ) -> int:
     """5b-7: the agent, supervised until it ends or initd is told to stop."""
     agent = Supervised(  # 5b. the agent
         "agent",
@@ -97,10 +101,10 @@ def run_agent(config: settings.Settings, account: users.Account | None,
             return config.remapped(128 + signals.stop_signal)
         with log.phase(logger, "agent start"):
             agent.start()
-        code = supervise(agent, signals, logger, service)  # 6-7. until it ends or we stop
+        code = supervise(agent, signals, logger, service, probes)  # 6-7. until the end
     finally:
+        tell(describe(agent, service, "stopping"), service, probes)
         if service is not None:
-            service.push(describe(agent, service, "stopping"))
             service.stop(signal.SIGTERM)  # the agent first, then its hook service
             service.close()
         if background is not None:
@@ -248,10 +252,9 @@ def start_service(config: settings.Settings, account: users.Account | None,
         listener=listener, ctx=ctx, roots=roots,
         precommit=precommit_refresh(config, account, ctx, repo, env),
         window=config.restart_window, grace=config.grace, log=logger)
-    with log.phase(logger, "hook service start", socket=config.socket) as fields:
-        service.start()
-        fields["ready"] = wait_ready(service, signals)
-    return service
+    with log.phase(logger, "hook service start", socket=config.socket):
+        service.start()  # the agent does not wait for it: a request made before the
+    return service  # service serves waits in the socket's backlog, as during a restart
 
 
 def precommit_refresh(config: settings.Settings, account: users.Account | None,
@@ -285,19 +288,6 @@ def service_settings(config: settings.Settings) -> dict[str, str]:
     return env
 
 
-def wait_ready(service: Supervised, signals: SignalChannel, timeout: float = 10.0) -> bool:
-    """Until the service says it serves; False if it died or time ran out (the agent
-    starts anyway: a hook service is never a reason not to run the agent)."""
-    deadline = time.monotonic() + timeout
-    while service.state is State.STARTING and not signals.stop.is_set():
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        select.select(service.waitables(), [], [], min(left, 0.05))
-        service.tick()
-    return service.state is State.RUNNING
-
-
 def agent_environment(config: settings.Settings, account: users.Account | None,
                       service: ServiceChild | None) -> dict[str, str]:
     """initd's environment, the agent user's login variables, and INITD_SOCKET only when
@@ -324,28 +314,43 @@ def agent_readiness(config: settings.Settings) -> dict[str, Any]:
             "ready_by": f"port {config.ready_port}"}
 
 
-def describe(agent: Supervised, service: Supervised, phase: str) -> dict[str, Any]:
-    """The supervisor's view, pushed to the service for /v1/health and /v1/ready."""
+def describe(agent: Supervised, service: Supervised | None, phase: str) -> dict[str, Any]:
+    """The supervisor's view, for /v1/health and /v1/ready, /healthz and /readyz."""
     return {"initd": {"pid": os.getpid(), "phase": phase, "version": __version__},
-            "agent": agent.describe(), "service": service.describe()}
+            "agent": agent.describe(),
+            "service": service.describe() if service is not None else None}
+
+
+def tell(state: dict[str, Any], service: ServiceChild | None, probes: Probes | None) -> None:
+    if service is not None:
+        service.push(state)
+    if probes is not None:
+        probes.update(state)
+
+
+def start_probes(config: settings.Settings) -> Probes | None:
+    if config.health_port is None:
+        return None
+    from initd.probes import Probes
+
+    return Probes(config.health_port)
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
-              service: ServiceChild | None = None) -> int:
+              service: ServiceChild | None = None, probes: Probes | None = None) -> int:
     """Until the agent is done: forward signals, restart by policy, stop on the stop signal.
     The hook service, if any, is kept alive alongside and told of every change; only the
     agent's fate ends it."""
     children: list[Supervised] = [agent] if service is None else [agent, service]
     while not agent.state.final:
-        if service is not None:
-            service.push(describe(agent, service, "running"))
+        tell(describe(agent, service, "running"), service, probes)
         fds = [signals.fileno(), *(w.fileno() for child in children for w in child.waitables())]
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
         select.select(fds, [], [], min(timeouts) if timeouts else None)
         for sig in signals.drain():
             if sig in signals.stop_signals:
-                if service is not None:  # not ready from now on: traffic goes elsewhere
-                    service.push(describe(agent, service, "stopping"))
+                # not ready from now on: traffic goes elsewhere
+                tell(describe(agent, service, "stopping"), service, probes)
                 return stop(agent, sig, signals, logger)
             agent.forward(sig)
         for child in children:

@@ -29,12 +29,15 @@ def test_initds_grace_fits_in_the_pods() -> None:
     [container] = pod["containers"]
     env = {e["name"]: e.get("value") for e in container["env"]}
     assert float(env["INITD_GRACE"]) + SWEEP < pod["terminationGracePeriodSeconds"]
-    # Readiness is initd's answer; liveness and startup the agent's own port: initd
-    # restarts what dies inside, so its hook service restarting must not kill the pod.
-    assert container["readinessProbe"]["exec"]["command"] == ["initd", "ready"]
-    for name in ("startupProbe", "livenessProbe"):
-        assert container[name]["tcpSocket"] == {"port": "agent-api"}, name
+    # Readiness and startup: initd's /readyz over HTTP (no Python start per probe);
+    # liveness the agent's own port: initd restarts what dies inside, so its hook service
+    # restarting must not kill the pod.
+    for name in ("startupProbe", "readinessProbe"):
+        assert container[name]["httpGet"] == {"path": "/readyz", "port": "initd-probes"}
+    assert container["livenessProbe"]["tcpSocket"] == {"port": "agent-api"}
     assert {"name": "agent-api", "containerPort": 8080} in container["ports"]
+    assert {"name": "initd-probes", "containerPort": 9090} in container["ports"]
+    assert env["INITD_HEALTH_PORT"] == "9090"
 
 
 def test_a_broken_manifest_is_caught() -> None:

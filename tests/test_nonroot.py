@@ -186,7 +186,8 @@ def test_a_state_dir_volume_of_roots_is_made_the_agents(
     made.append(volume)
     init = run(["--user", agent_user.pw_name, "--workspace", str(ws), "--session-id", "vol",
                 "--state-dir", str(volume), "--", "sh", "-c",
-                f'echo "$INITD_STATE_DIR"; {PY} -m initd sessions --json'],
+                f'echo "$INITD_STATE_DIR"; {PY} -m initd health --timeout 30 >/dev/null; '
+                f'{PY} -m initd sessions --json'],  # (once the service, beside, has begun)
                cwd=str(ws), env={k: v for k, v in environment(Path("/root")).items()
                                  if k != "INITD_SOCKET"})  # root's: the harness's own
     assert init.code == 0, init.stderr

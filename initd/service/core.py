@@ -14,6 +14,7 @@ import os
 import threading
 from typing import Any
 
+from initd import probes
 from initd.errors import InitdError
 from initd.events import engine, setup
 from initd.events.engine import Engine
@@ -106,14 +107,8 @@ class HookService:
         agent = self.link.state.get("agent")
         if self.link.down:
             return False, "initd's supervisor is gone: the container is stopping", agent
-        if (self.link.state.get("initd") or {}).get("phase") == "stopping":
-            return False, "initd is stopping", agent
-        if not agent:
-            return False, "the agent has not been started yet", agent
-        if not agent.get("ready"):
-            how = f" (ready once {agent['readyBy']} answers)" if agent.get("readyBy") else ""
-            return False, f"the agent is {agent.get('state')}{how}", agent
-        return True, "the agent is ready", agent
+        ready, why = probes.readiness(self.link.state)
+        return ready, why, agent
 
     def _refresh_precommit(self, found: Found) -> None:
         """Rewrite the pre-commit chain when the pre-commit hooks changed (the first

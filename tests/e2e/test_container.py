@@ -194,13 +194,19 @@ def manifest() -> list[dict]:  # type: ignore[type-arg]
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
 
 
+PORTS = {"agent-api": 8080, "initd-probes": 9090}  # the manifest's containerPorts
+
+
 def probe(c: Container, spec: dict) -> int:  # type: ignore[type-arg]
-    """One probe of the manifest, as the kubelet runs it: exec, or a TCP connect."""
+    """One probe of the manifest, as the kubelet runs it: exec, HTTP GET or TCP connect."""
     if "exec" in spec:
         return c.exec(*spec["exec"]["command"]).returncode
-    assert spec["tcpSocket"]["port"] == "agent-api"  # containerPort 8080
+    if "httpGet" in spec:
+        url = f"http://127.0.0.1:{PORTS[spec['httpGet']['port']]}{spec['httpGet']['path']}"
+        return c.exec("python3", "-c", f"import urllib.request as u; u.urlopen({url!r}, "
+                      "timeout=2)").returncode
     return c.exec("python3", "-c", "import socket; socket.create_connection(('127.0.0.1', "
-                  "8080), 2)").returncode
+                  f"{PORTS[spec['tcpSocket']['port']]}), 2)").returncode
 
 
 def test_the_kubernetes_probes_answer_as_the_manifest_expects(run) -> None:  # type: ignore[no-untyped-def]
@@ -218,10 +224,14 @@ def test_the_kubernetes_probes_answer_as_the_manifest_expects(run) -> None:  # t
     c.exec("pkill", "-KILL", "-f", "m initd servic[e]")
     assert probe(c, probes["livenessProbe"]) == 0
     # an agent that never opens its port: never ready, saying why
-    waiting = run("-e", "INITD_READY_PORT=9999", cmd=API)
+    waiting = run("-e", "INITD_READY_PORT=9999", "-e", "INITD_HEALTH_PORT=9090", cmd=API)
     waiting.until(lambda: waiting.exec("initd", "health").returncode == 0, what="the service")
-    not_ready = waiting.exec(*probes["readinessProbe"]["exec"]["command"])
-    assert not_ready.returncode == 1 and "ready once port 9999 answers" in not_ready.stderr
+    assert probe(waiting, probes["readinessProbe"]) != 0
+    not_ready = waiting.exec("python3", "-c", "import urllib.request as u, urllib.error as e\n"
+                             "try: u.urlopen('http://127.0.0.1:9090/readyz', timeout=2)\n"
+                             "except e.HTTPError as err: print(err.code, err.read().decode())")
+    assert not_ready.stdout.startswith("503") and "ready once port 9999 answers" in \
+        not_ready.stdout
 
 
 def test_podman_kube_play_of_the_manifest_and_a_graceful_pod_stop(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -265,6 +275,8 @@ def test_podman_kube_play_of_the_manifest_and_a_graceful_pod_stop(tmp_path) -> N
 
         with urllib.request.urlopen(f"http://{ip}:8080/", timeout=5) as answer:
             assert answer.status == 200
+        with urllib.request.urlopen(f"http://{ip}:9090/readyz", timeout=5) as answer:
+            assert json.loads(answer.read())["ready"] is True  # the kubelet's httpGet
         # the fresh state volume: made the agent's, under the pod's name (fieldRef)
         sid = c.exec("sh", "-c", "echo $INITD_SESSION_ID").stdout.strip()
         assert sid.startswith(f"initd-e2e-{suffix}")

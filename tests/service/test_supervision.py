@@ -510,3 +510,19 @@ def test_no_thread_at_boot_is_one_line_never_a_crash(ws, pids_cgroup: Path) -> N
     assert "readiness not probed" in out.stderr
     status = json.loads(Path(ROOT_HOME, ".discobot", sid, "hooks", "status.json").read_text())
     assert status["hooks"]["30-bg"]["lastResult"] == "failure"  # its fork failed: recorded
+
+
+def test_the_agent_starts_beside_the_service_and_its_first_request_waits(initd, ws) -> None:  # type: ignore[no-untyped-def]
+    """The agent never waits for the hook service (it used to, ~150 ms a boot): the
+    supervisor starts both, and the agent's first request, made before the service
+    serves, waits in the socket's backlog and is answered."""
+    repo, sid = ws
+    out = repo / "health.json"
+    init = boot(initd, repo, sid, "-v", "--log-format", "json", "--", "sh", "-c",
+                f"{PY} -m initd health --timeout 30 > {out}")
+    assert init.wait(60) == 0, init.stderr
+    assert json.loads(out.read_text())["status"] == "ok"
+    lines = [json.loads(line) for line in init.stderr.splitlines() if line.startswith("{")]
+    order = [(line.get("service"), line["event"]) for line in lines
+             if line["event"] in ("started", "ready") and line.get("service")]
+    assert order.index(("agent", "started")) < order.index(("hook-service", "ready")), order

@@ -1,0 +1,83 @@
+"""``/healthz`` and ``/readyz`` over HTTP on ``--health-port``, served by the supervisor
+from the state it already holds, so a Kubernetes ``httpGet`` probe costs no Python start
+(an exec probe, ``initd ready``, starts one every few seconds in every pod) and never
+waits on the hook service or the agent's traffic on the control socket.
+
+``/healthz``: 200 while initd supervises (its state in the body). ``/readyz``: 200 once
+the agent is ready, 503 with the reason before, while it restarts and once initd stops,
+so traffic leaves during the grace period. Standard library only; the server is the
+control API's (one thread reads requests, probes are answered at once)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from initd.errors import InitdError
+from initd.service.server import REASONS
+
+PATHS = frozenset(("/healthz", "/readyz"))
+
+
+class Probes:
+    def __init__(self, port: int) -> None:
+        from initd.service import server
+
+        self.state: dict[str, Any] = {"initd": {"phase": "starting"}, "agent": None}
+        try:
+            listener = socket.create_server(("", port), backlog=server.BACKLOG,
+                                            family=socket.AF_INET6, dualstack_ipv6=True)
+        except OSError:  # no IPv6 here: IPv4 alone
+            try:
+                listener = socket.create_server(("", port), backlog=server.BACKLOG)
+            except OSError as err:
+                raise InitdError(f"cannot serve probes on port {port}: {err.strerror} "
+                                 "(--health-port/INITD_HEALTH_PORT)") from None
+        self.port = listener.getsockname()[1]
+        self.httpd = server.UnixWSGIServer(listener, self.app, quick=PATHS)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="probes",
+                                       daemon=True)
+        self.thread.start()
+
+    def update(self, state: dict[str, Any]) -> None:
+        """What the supervisor now knows (replaced whole: the thread reads one or the
+        other, never half)."""
+        self.state = state
+
+    def app(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        import json
+
+        path, state = environ.get("PATH_INFO", ""), self.state
+        if path == "/healthz":
+            code, body = 200, {"status": "ok", **state}
+        elif path == "/readyz":
+            ready, reason = readiness(state)
+            code, body = (200 if ready else 503), {"ready": ready, "reason": reason,
+                                                    "agent": state.get("agent")}
+        else:
+            code, body = 404, {"error": f"no {path}: /healthz and /readyz are served here"}
+        payload = json.dumps(body).encode()
+        start_response(f"{code} {REASONS[code]}", [("Content-Type", "application/json"),
+                        ("Content-Length", str(len(payload)))])
+        return [payload]
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def readiness(state: dict[str, Any]) -> tuple[bool, str]:
+    """From the supervisor's state: ready once the agent is, not while initd stops (the
+    same answer here and in the hook service's /v1/ready)."""
+    phase = (state.get("initd") or {}).get("phase")
+    agent = state.get("agent")
+    if phase == "stopping":
+        return False, "initd is stopping"
+    if not agent:
+        return False, "the agent has not been started yet"
+    if not agent.get("ready"):
+        how = f" (ready once {agent['readyBy']} answers)" if agent.get("readyBy") else ""
+        return False, f"the agent is {agent.get('state')}{how}"
+    return True, "the agent is ready"
