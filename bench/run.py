@@ -13,7 +13,8 @@ the same run on the same machine (never as timed unit tests).
    (goal <= 1.3x)
 6. the supervisor's RSS while a session hook prints 1 GB (goal: grows < 20 MiB)
 7-9. the hook service's (bench/service.py); 10-11. lifecycle events' (bench/events.py);
-12-13. the images' (bench/container.py); 14-18. faults and abuse (bench/faults.py)
+12-13. the images' (bench/container.py); 14-18. faults and abuse (bench/faults.py);
+19-20. probes and podman run (bench/startstop.py)
 """
 
 from __future__ import annotations
@@ -251,6 +252,9 @@ def run_all() -> None:
     import faults  # bench/faults.py: kill -9s, a fork storm, fuzzed hooks, socket abuse
 
     faults.main()
+    import startstop  # bench/startstop.py: exec and HTTP probes, podman run /bin/true
+
+    startstop.main()
 
 
 if __name__ == "__main__":
