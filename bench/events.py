@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import shutil
 import signal
 import statistics
 import subprocess
@@ -72,10 +71,10 @@ def main() -> None:
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(10)
-    shutil.rmtree(Path.home() / ".discobot" / "bench-events", ignore_errors=True)
-    for path in (Path.home() / ".discobot" / "sessions").glob("bench-events.*"):
-        path.unlink()
 
 
 if __name__ == "__main__":
-    main()
+    from run import own_home  # bench/run.py: a HOME of the run's own
+
+    with own_home():
+        main()

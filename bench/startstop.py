@@ -102,4 +102,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from run import own_home  # bench/run.py: a HOME of the run's own
+
+    with own_home():
+        main()
