@@ -10,21 +10,20 @@ control API's (one thread reads requests, probes are answered at once)."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from collections.abc import Iterable
 from typing import Any
 
 from initd.errors import InitdError
-from initd.service.server import REASONS
+from initd.service import server
 
 PATHS = frozenset(("/healthz", "/readyz"))
 
 
 class Probes:
     def __init__(self, port: int) -> None:
-        from initd.service import server
-
         self.state: dict[str, Any] = {"initd": {"phase": "starting"}, "agent": None}
         try:
             listener = socket.create_server(("", port), backlog=server.BACKLOG,
@@ -47,8 +46,6 @@ class Probes:
         self.state = state
 
     def app(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        import json
-
         path, state = environ.get("PATH_INFO", ""), self.state
         if path == "/healthz":
             code, body = 200, {"status": "ok", **state}
@@ -59,7 +56,7 @@ class Probes:
         else:
             code, body = 404, {"error": f"no {path}: /healthz and /readyz are served here"}
         payload = json.dumps(body).encode()
-        start_response(f"{code} {REASONS[code]}", [("Content-Type", "application/json"),
+        start_response(f"{code} {server.REASONS[code]}", [("Content-Type", "application/json"),
                         ("Content-Length", str(len(payload)))])
         return [payload]
 

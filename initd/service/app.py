@@ -16,14 +16,11 @@ from initd.agentfs import Unsafe
 from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
 from initd.service.core import Busy, HookService, hook_view
+from initd.service.server import REASONS
 
 SPEC = Path(__file__).with_name("openapi.yaml")
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], object]
-REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-           409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content",
-           500: "Internal Server Error",
-           503: "Service Unavailable"}
 MAX_BODY = 64 * 1024
 
 
