@@ -141,8 +141,6 @@ class UnixWSGIServer:
         self._said_at = 0.0  # when accept's failure was last said
         self._queue: queue.SimpleQueue[tuple[socket.socket, dict[str, Any]] | None] = \
             queue.SimpleQueue()
-        self._queued = 0
-        self._count = threading.Lock()
         self._workers: list[threading.Thread] = []
         self._stop = threading.Event()
         self._stopped = threading.Event()
@@ -242,16 +240,10 @@ class UnixWSGIServer:
         if environ["PATH_INFO"] in self.quick:
             self._respond(conn, environ)
             return
-        with self._count:
-            full = self._queued >= MAX_QUEUED
-            if not full:
-                self._queued += 1
-        if full:
+        if self._queue.qsize() >= MAX_QUEUED:  # (only this thread adds to it)
             self._answer_now(conn, 503, {"error": "too many requests at once; try again"})
             return
         if len(self._workers) < WORKERS and not self._start_worker() and not self._workers:
-            with self._count:
-                self._queued -= 1
             self._answer_now(conn, 503, {"error": "no thread to answer with (a pids "
                                                   "limit?); try again"})
             return
@@ -320,8 +312,6 @@ class UnixWSGIServer:
             if item is None:
                 return
             conn, environ = item
-            with self._count:
-                self._queued -= 1
             self._respond(conn, environ)
 
     def _respond(self, conn: socket.socket, environ: dict[str, Any]) -> None:
