@@ -54,7 +54,11 @@ class HookContext(NamedTuple):
     # hook runs from (taken at boot, before any hook ran), and who reads git for root.
     snapshots: RootHooks | None = None
     git_as: users.Account | None = None
-    state_problem: str | None = None  # why state cannot be kept (prepare_state): degraded
+
+    @property
+    def state_problem(self) -> str | None:
+        """Why state is kept in memory only (prepare_state): the service is degraded."""
+        return self.store.reason if isinstance(self.store, MemoryStore) else None
 
 
 def prepare_state(ctx: HookContext) -> str | None:
@@ -115,8 +119,7 @@ def context(config: Settings, agent: users.Account | None, log: Logger,
     if recover is not None:  # a process that lives with the session: boot, the service
         problem = prepare_state(ctx)  # (its callers say it)
         if problem is not None:  # kept in memory, for this process's life
-            return ctx._replace(state_problem=problem,
-                                store=MemoryStore(store.place, problem))
+            return ctx._replace(store=MemoryStore(store.place, problem))
         recover_interrupted(ctx, recover)
     return ctx
 
