@@ -239,6 +239,7 @@ class MemoryStore(StatusStore):
         self._logs: dict[str, bytes] = {}
         self._marker: int | None = None
         self._next: int | None = None
+        self._lists: str | None = None  # a 0700 mkdtemp of this process's, made on demand
         self._lock = threading.Lock()
 
     def prepare(self) -> None:
@@ -263,10 +264,13 @@ class MemoryStore(StatusStore):
             return self._logs[hook_id]
 
     def write_list(self, hook_id: str, data: bytes) -> str:
-        name = f"initd-{os.getuid()}-{os.getpid()}-{hook_id}.files"
-        with Place(tempfile.gettempdir()).open() as directory:  # (never through a link)
-            directory.write(name, data, mode=0o600)
-        return os.path.join(tempfile.gettempdir(), name)
+        """In a directory of this process's own (mkdtemp: a random name, 0700), never
+        under a name in /tmp that another user could have taken first."""
+        if self._lists is None:
+            self._lists = tempfile.mkdtemp(prefix="initd-lists-")
+        with Place(self._lists).open() as directory:
+            directory.write(f"{hook_id}.files", data, mode=0o600)
+        return os.path.join(self._lists, f"{hook_id}.files")
 
     def new_marker(self) -> None:
         # the file system's own clock: files' mtimes come from the coarse realtime clock,
