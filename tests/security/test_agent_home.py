@@ -49,6 +49,23 @@ def test_a_link_planted_in_the_state_dir_before_boot_gives_the_agent_nothing(
     assert canary.leaked_into(agent.home) == []
 
 
+@pytest.mark.parametrize("planted", ["{sid}/hooks/.initd-probe", "sessions", "{sid}/events"])
+def test_links_where_root_prepares_the_state_give_the_agent_nothing(
+        boot, agent: Agent, ws: Path, sid: str, canary: Canary, planted: str) -> None:
+    """At boot root makes the session's directories for the agent and proves it can write
+    there with a probe file: a link planted at any of them is neither followed nor
+    written through (at worst the state is kept in memory), and the agent runs."""
+    session_hooks(ws, agent)
+    path = agent.state / planted.format(sid=sid)
+    target = canary.secret if planted.endswith("probe") else canary.sub
+    as_agent(agent, f"mkdir -p {path.parent} && ln -s {target} {path}")
+    init = boot("echo", "agent ran")
+    assert init.wait() == 0, init.stderr
+    assert init.stdout_lines == ["agent ran"]
+    assert canary.changes() == []
+    assert canary.leaked_into(agent.home) == []
+
+
 def test_a_linked_discobot_directory_is_refused_and_the_agent_still_runs(
         boot, agent: Agent, ws: Path, canary: Canary) -> None:
     session_hooks(ws, agent)
