@@ -12,13 +12,7 @@ import urllib.request
 from pathlib import Path
 
 from tests.hooks.support import add_hook
-from tests.support.harness import wait_for
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.support.harness import free_port, wait_for
 
 
 def get(port: int, path: str) -> tuple[int, dict]:  # type: ignore[type-arg]

@@ -34,7 +34,13 @@ def images() -> None:
 
 
 class Container:
-    def __init__(self, *args: str, cmd: list[str] | None = None) -> None:
+    def __init__(self, *args: str, cmd: list[str] | None = None, name: str | None = None
+                 ) -> None:
+        """``podman run -d`` of the demo image; with ``name``, one already running (a
+        pod's, started by podman kube play)."""
+        if name is not None:
+            self.name = name
+            return
         self.name = f"initd-e2e-{uuid.uuid4().hex[:8]}"
         out = podman("run", "-d", "--name", self.name, *args, IMAGE, *(cmd or []))
         assert out.returncode == 0, out.stderr
@@ -264,8 +270,7 @@ def test_podman_kube_play_of_the_manifest_and_a_graceful_pod_stop(tmp_path) -> N
         names = podman("pod", "inspect", pod_id, "--format",
                        "{{range .Containers}}{{.Name}} {{end}}").stdout.split()
         [name] = [n for n in names if n.endswith("-agent")]
-        c = Container.__new__(Container)
-        c.name = name
+        c = Container(name=name)
         c.ready()  # the readiness probe's command
         # containerPort 8080 answers from outside the pod (the liveness probe's port)
         infra = podman("pod", "inspect", pod_id, "--format", "{{.InfraContainerID}}").stdout

@@ -9,7 +9,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ import pytest
 
 from tests.hooks.support import ROOT_HOME, add_hook, forget_session, git, git_ok
 from tests.service.support import args, call, service_process, verb
-from tests.support.harness import Initd, proc_status, run, wait_for
+from tests.support.harness import Initd, free_port, proc_status, run, wait_for
 from tests.support.users import AGENT as AGENT_USER
 
 PY = sys.executable
@@ -65,12 +64,6 @@ def answer(sock: str, method: str, path: str, body: object = None) -> tuple[int,
         return call(sock, method, path, body)
     except Exception:
         return 0, None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- on by default, off when asked, and what a bind failure does

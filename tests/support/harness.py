@@ -160,6 +160,15 @@ def run(args: Sequence[str], *, timeout: float = 30, **kwargs: object) -> Initd:
     return init
 
 
+def free_port() -> int:
+    """A TCP port nothing listens on now (never a fixed one: two suites share a host)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def proc_status(pid: int | str, field: str) -> str:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
