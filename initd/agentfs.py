@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from typing import BinaryIO, NamedTuple
 
@@ -205,7 +204,7 @@ class Dir:
 
     def symlink(self, target: str, name: str) -> None:
         """``name`` becomes a link to ``target`` (made aside, renamed into place)."""
-        tmp = f".{name}.{secrets.token_hex(8)}"
+        tmp = f".{name}.{os.urandom(8).hex()}"
         os.symlink(target, tmp, dir_fd=self.fd)
         try:
             # No chown of the link: by name it could be what the owner renamed over it.
@@ -257,7 +256,7 @@ class Dir:
         except FileNotFoundError:
             pass
         except IsADirectoryError:
-            self.rename(name, f".{name}.unsafe.{secrets.token_hex(4)}")
+            self.rename(name, f".{name}.unsafe.{os.urandom(4).hex()}")
 
     def mtime_ns(self, name: str) -> int | None:
         """When ``name`` itself (not what a link names) last changed; None if missing."""
@@ -269,7 +268,7 @@ class Dir:
 
     def _new(self, name: str, mode: int) -> tuple[str, int]:
         _check_name(name)
-        tmp = f".{name}.{secrets.token_hex(8)}"
+        tmp = f".{name}.{os.urandom(8).hex()}"
         fd = os.open(tmp, NEW, 0o600, dir_fd=self.fd)
         try:
             self._give(fd)

@@ -217,8 +217,11 @@ def stop_session(sid: int, uid: int | None, grace: float) -> int:
 def spawn(spec: Spec) -> Child:
     """Start ``spec``; raise ExecFailed (126/127) when the command cannot be executed."""
     account = spec.account
-    if account is not None and account.uid == os.geteuid() != 0:
-        account = None  # already that user; an unprivileged setgroups would only fail
+    if account is not None and (account.uid == os.geteuid() != 0 or _already(account)):
+        # Already that user: an unprivileged setgroups would only fail, and a child that
+        # changes no credentials is started with vfork (CPython uses fork for one that
+        # does), ~0.7 ms less per hook out of a supervisor of 30 MiB.
+        account = None
     try:
         popen = subprocess.Popen(
             list(spec.argv),
@@ -244,6 +247,14 @@ def spawn(spec: Spec) -> Child:
     if spec.terminal:
         give_terminal(child)
     return child
+
+
+def _already(account: Account) -> bool:
+    """Does this process have ``account``'s credentials, real, effective and saved, and
+    its supplementary groups? (Its primary group counts as in its groups either way: a
+    root with no supplementary groups runs a root hook as root.)"""
+    return (os.getresuid() == (account.uid,) * 3 and os.getresgid() == (account.gid,) * 3
+            and set(os.getgroups()) - {account.gid} == set(account.groups) - {account.gid})
 
 
 def give_terminal(child: Child, fd: int = 0) -> None:

@@ -9,7 +9,7 @@ import time
 import psutil
 import pytest
 
-from initd import proc
+from initd import proc, users
 from initd.errors import InitdError
 
 
@@ -65,3 +65,21 @@ def _pgid(pid: int) -> int | None:
         return os.getpgid(pid)
     except ProcessLookupError:
         return None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setgroups needs root")
+def test_credentials_are_changed_unless_they_are_exactly_ours_already() -> None:
+    """A child that changes no credentials is started with vfork (proc._already); one
+    whose account differs from ours in anything, supplementary groups included, gets
+    exactly that account's."""
+    me = users.current()
+
+    def groups(account: users.Account) -> set[int]:
+        child = proc.spawn(proc.Spec(argv=("sh", "-c", "id -G"), env=os.environ, cwd="/",
+                                     account=account, stdout=proc.PIPE))
+        out, _ = child.popen.communicate(timeout=10)
+        return {int(g) for g in out.split()}
+
+    assert groups(me) == {me.gid, *os.getgroups()}
+    other = me._replace(groups=(me.gid, 4, 27))  # the same uid and gid: other groups
+    assert groups(other) == {me.gid, 4, 27}

@@ -25,6 +25,11 @@ from initd.users import Account
 
 LOG_CAP = 10 * 2**20
 DRAIN = 0.5  # seconds to keep reading after the leader has gone
+# A hook still running this long after it started is marked running (``on_running``: a
+# durable write in status.json, for the recovery of a crash); one that is done by then
+# has only its result written. Fifty trivial session hooks took 4.5x a shell loop when
+# each had two fsynced writes, and a mark nobody could see is worth nothing.
+RUNNING_MARK_AFTER = 0.05
 
 
 class Result(NamedTuple):
@@ -78,11 +83,11 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         grace: float = 5.0, cap: int = LOG_CAP,
         on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
-        on_start: Callable[[proc.Child], None] | None = None) -> Result:
+        on_running: Callable[[proc.Child], None] | None = None) -> Result:
     """Run the hook at ``path``, its output to ``log`` (open, new: StatusStore.new_log;
     closed here; or why it could not be made, and then memory alone keeps it); never
-    raises for anything the hook does. ``on_start`` is told about the child as soon as
-    it exists."""
+    raises for anything the hook does. ``on_running`` is told about the child once it
+    has run for RUNNING_MARK_AFTER seconds, and never if it ends sooner."""
     started = time.monotonic()
     out = Output(log, log_path, cap, on_line)
     try:
@@ -95,15 +100,10 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         out.close()
         code = err.exit_code if isinstance(err, proc.ExecFailed) else 126
         return _result(code, None, False, False, started, out, str(err))
-    if on_start is not None:
-        try:
-            on_start(child)
-        except BaseException:
-            proc.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
-            raise
     assert child.popen.stdout is not None
+    mark = None if on_running is None else (started + RUNNING_MARK_AFTER, on_running)
     timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add},
-                                 started + timeout, grace, cancel)
+                                 started + timeout, grace, cancel, mark)
     returncode = child.poll()
     assert returncode is not None
     if timed_out:
@@ -128,9 +128,12 @@ def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
 
 
 def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[bytes], None]],
-          deadline: float, grace: float, cancel: threading.Event | None) -> tuple[bool, bool]:
+          deadline: float, grace: float, cancel: threading.Event | None,
+          mark: tuple[float, Callable[[proc.Child], None]] | None = None,
+          ) -> tuple[bool, bool]:
     """Move bytes from each pipe to its sink until the hook is done; stop its group at the
-    deadline or on cancel. Never waits for a pipe: once the leader is gone, at most DRAIN
+    deadline or on cancel; ``mark`` (when, what) is told about the child at that time if
+    it is still running. Never waits for a pipe: once the leader is gone, at most DRAIN
     seconds more."""
     readers = dict(sinks)
     writer = _nonblocking(child.popen.stdin.fileno()) if child.popen.stdin else None
@@ -151,9 +154,15 @@ def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[byt
             timed_out, cancelled = now >= deadline, now < deadline
             proc.stop(child, signal.SIGTERM, grace)  # output waits; the group is going
             continue
+        if mark is not None and (exited or now >= mark[0]):
+            if not exited:
+                _tell(mark[1], child, grace)
+            mark = None
         wait = max(0.0, (drain_until if drain_until is not None else deadline) - now)
         if cancel is not None:
             wait = min(wait, 0.1)
+        if mark is not None:
+            wait = min(wait, max(0.0, mark[0] - now))
         waits = [*readers, *([child.pidfd] if child.pidfd >= 0 else [])]
         readable, writable, _ = select.select(waits, [] if writer is None else [writer], [],
                                               wait)
@@ -188,8 +197,7 @@ class Captured(NamedTuple):
 
 def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             account: Account | None, timeout: float, stdin: bytes | None = None,
-            grace: float = 5.0, cancel: threading.Event | None = None,
-            on_start: Callable[[proc.Child], None] | None = None) -> Captured:
+            grace: float = 5.0, cancel: threading.Event | None = None) -> Captured:
     """Run ``argv`` in its own group with stdout and stderr kept apart (bounded); the
     timeout or a cancel stops the whole group. Never raises for what the command does."""
     started = time.monotonic()
@@ -201,12 +209,6 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             stdout=proc.PIPE, stderr=proc.PIPE))
     except InitdError as error:
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
-    if on_start is not None:
-        try:
-            on_start(child)
-        except BaseException:
-            proc.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
-            raise
     assert child.popen.stdout is not None and child.popen.stderr is not None
     timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add,
                                                 child.popen.stderr.fileno(): err.add},
@@ -215,6 +217,14 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
     assert returncode is not None
     return Captured(out, err, None if timed_out else proc.exit_status(returncode), timed_out,
                     cancelled, time.monotonic() - started, None)
+
+
+def _tell(on_running: Callable[[proc.Child], None], child: proc.Child, grace: float) -> None:
+    try:
+        on_running(child)
+    except BaseException:
+        proc.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
+        raise
 
 
 def _feed(child: proc.Child, fd: int, pending: memoryview) -> tuple[int | None, memoryview]:

@@ -184,8 +184,10 @@ ROOT_TYPES = ("session", "file")  # a root pre-commit hook runs as whoever commi
 def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
             cancel: threading.Event | None = None,
             echo: Callable[[str], None] | None = None,
-            extra_env: dict[str, str] | None = None) -> runner.Result:
-    """Run ``hook`` now, record it in status.json, log its output and outcome.
+            extra_env: dict[str, str] | None = None,
+            recorder: Recorder | None = None) -> runner.Result:
+    """Run ``hook`` now, record it in status.json (now, or by ``recorder`` while the
+    next hook runs), log its output and outcome.
 
     A ``run_as: root`` hook of an agent that is not root runs from root's copy, taken
     at boot before any hook or the agent ran, and ``--trust`` judges exactly those bytes:
@@ -215,10 +217,13 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         cwd=ctx.workspace, account=account_for(hook, ctx), timeout=hook.timeout, log=out,
         log_path=log_path, stdin=stdin, grace=ctx.grace,
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
-        cancel=cancel, on_start=lambda child: _record_start(ctx, hook, child, log))
+        cancel=cancel, on_running=lambda child: _record_start(ctx, hook, child, log))
     if result.log_error is not None and ctx.state_problem is None:
         log.warning("hook's log not written", log=result.output_path, error=result.log_error)
-    _record(ctx, hook, result, log)
+    if recorder is not None:
+        recorder.submit(hook, result)
+    else:
+        _record(ctx, hook, result, log)
     if result.ok:
         log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
     elif result.cancelled:
@@ -247,6 +252,62 @@ def _record(ctx: HookContext, hook: Hook, result: runner.Result, log: Logger) ->
     except OSError as err:
         if ctx.state_problem is None:
             log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
+
+
+class Recorder:
+    """The blocking session hooks' results, written while the next hook runs.
+
+    Each result is one durable write of status.json (read, change, fsync, rename: about
+    as long as a trivial hook takes), so written inline they doubled the session phase.
+    Here one thread writes them, in order; results that queued up meanwhile go in one
+    write. ``close`` waits until every result is written, so the agent starts with all
+    of them durable; a crash before that loses only results of hooks that every boot
+    runs again. Without a thread (a pids limit), each is written inline."""
+
+    def __init__(self, ctx: HookContext) -> None:
+        self.ctx = ctx
+        self.queue: list[tuple[Hook, runner.Result]] = []
+        self.ready = threading.Condition()
+        self.closed = False
+        self.thread: threading.Thread | None = threading.Thread(
+            target=self._run, name="session-hook-results", daemon=True)
+        try:
+            self.thread.start()
+        except RuntimeError:
+            self.thread = None
+
+    def submit(self, hook: Hook, result: runner.Result) -> None:
+        if self.thread is None:
+            _record(self.ctx, hook, result, self.ctx.log.bind(hook=hook.id))
+            return
+        with self.ready:
+            self.queue.append((hook, result))
+            self.ready.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self.ready:
+                while not self.queue and not self.closed:
+                    self.ready.wait()
+                batch, self.queue = self.queue, []
+            if not batch:
+                return  # closed, and all written
+            try:
+                self.ctx.store.finished_all(batch)
+            except Exception as err:  # OSError: a full disk, a link the agent planted...
+                if self.ctx.state_problem is None:  # (and a bug of ours never loses the
+                    self.ctx.log.warning(  # thread: the next batch is written all the same)
+                        "hook status not recorded", status=self.ctx.store.path,
+                        hooks=[hook.id for hook, _ in batch], error=str(err))
+
+    def close(self) -> None:
+        """Return once every result submitted is written (or said not to be)."""
+        if self.thread is None:
+            return
+        with self.ready:
+            self.closed = True
+            self.ready.notify()
+        self.thread.join()
 
 
 def _record_start(ctx: HookContext, hook: Hook, child: proc.Child, log: Logger) -> None:
@@ -318,15 +379,19 @@ def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext,
         return None
     ctx.log.info("session hooks", count=len(session))
     failed = 0
-    for hook in (h for h in session if h.blocking):
-        if cancel is not None and cancel.is_set():
-            ctx.log.info("session hook skipped: initd is stopping", hook=hook.id)
-            continue
-        try:
-            failed += not run_one(hook, ctx, cancel=cancel).ok
-        except Exception as err:  # e.g. the status directory cannot be written
-            failed += 1
-            ctx.log.error("session hook could not run", hook=hook.id, error=repr(err))
+    recorder = Recorder(ctx)
+    try:
+        for hook in (h for h in session if h.blocking):
+            if cancel is not None and cancel.is_set():
+                ctx.log.info("session hook skipped: initd is stopping", hook=hook.id)
+                continue
+            try:
+                failed += not run_one(hook, ctx, cancel=cancel, recorder=recorder).ok
+            except Exception as err:  # e.g. the status directory cannot be written
+                failed += 1
+                ctx.log.error("session hook could not run", hook=hook.id, error=repr(err))
+    finally:
+        recorder.close()  # every result written before the agent starts
     ctx.log.info("session hooks done", failed=failed)
     background = [hook for hook in session if not hook.blocking]
     if not background or (cancel is not None and cancel.is_set()):

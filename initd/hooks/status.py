@@ -18,7 +18,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, BinaryIO
 
@@ -167,23 +167,13 @@ class StatusStore:
         self.update(change)
 
     def finished(self, hook: Hook, result: Result) -> Status:
+        return self.finished_all([(hook, result)])
+
+    def finished_all(self, runs: Sequence[tuple[Hook, Result]]) -> Status:
+        """The results of ``runs``, in order, in one write."""
         def change(status: Status) -> None:
-            entry = _entry(status, hook)
-            for key in (*RUNNING_ONLY, "interrupted"):  # (a run that ended says so itself)
-                entry.pop(key, None)
-            entry.update(
-                lastRunAt=now_iso(),
-                lastResult="success" if result.ok else "failure",
-                lastExitCode=result.exit_code,
-                outputPath=result.output_path,
-                runCount=entry["runCount"] + 1,
-                failCount=entry["failCount"] + (0 if result.ok else 1),
-                consecutiveFailures=0 if result.ok else entry["consecutiveFailures"] + 1,
-                durationMs=round(result.duration * 1000, 1),
-                timedOut=result.timed_out,
-                cancelled=result.cancelled,
-                truncated=result.truncated,
-            )
+            for hook, result in runs:
+                _finish(_entry(status, hook), result)
         return self.update(change)
 
     def recover(self, types: Iterable[str] = ("session", "file", "pre-commit"),
@@ -213,6 +203,24 @@ class StatusStore:
         if any(entry.get("lastResult") == "running" for entry in self.read()["hooks"].values()):
             self.update(change)
         return recovered
+
+
+def _finish(entry: dict[str, Any], result: Result) -> None:
+    for key in (*RUNNING_ONLY, "interrupted"):  # (a run that ended says so itself)
+        entry.pop(key, None)
+    entry.update(
+        lastRunAt=now_iso(),
+        lastResult="success" if result.ok else "failure",
+        lastExitCode=result.exit_code,
+        outputPath=result.output_path,
+        runCount=entry["runCount"] + 1,
+        failCount=entry["failCount"] + (0 if result.ok else 1),
+        consecutiveFailures=0 if result.ok else entry["consecutiveFailures"] + 1,
+        durationMs=round(result.duration * 1000, 1),
+        timedOut=result.timed_out,
+        cancelled=result.cancelled,
+        truncated=result.truncated,
+    )
 
 
 def _entry(status: Status, hook: Hook) -> dict[str, Any]:
@@ -284,7 +292,8 @@ class MemoryStore(StatusStore):
     def advance_marker(self) -> None:
         self._marker = self._next
 
-    def finished(self, hook: Hook, result: Result) -> Status:
+    def finished_all(self, runs: Sequence[tuple[Hook, Result]]) -> Status:
         with self._lock:
-            self._logs[hook.id] = result.output().encode()
-        return super().finished(hook, result)
+            for hook, result in runs:
+                self._logs[hook.id] = result.output().encode()
+        return super().finished_all(runs)

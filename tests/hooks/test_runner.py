@@ -488,8 +488,8 @@ def test_the_log_belongs_to_the_owner_on_exec_failure_too(tmp_path: Path) -> Non
     assert (st.st_uid, st.st_gid) == (NOBODY, NOBODY)
 
 
-def test_a_failing_on_start_never_leaves_the_hook_unsupervised(tmp_path: Path) -> None:
-    """on_start records the hook as running (in a state the agent may have broken): if
+def test_a_failing_on_running_never_leaves_the_hook_unsupervised(tmp_path: Path) -> None:
+    """on_running records the hook as running (in a state the agent may have broken): if
     it raises, the hook it was told about is stopped before the error goes on."""
     seen: list[int] = []
 
@@ -498,8 +498,30 @@ def test_a_failing_on_start_never_leaves_the_hook_unsupervised(tmp_path: Path) -
         raise OSError("status.json: a symbolic link: not written")
 
     with pytest.raises(OSError, match="symbolic link"):
-        run(tmp_path, hook(tmp_path, "sleep 1000\n"), on_start=broken)
+        run(tmp_path, hook(tmp_path, "sleep 1000\n"), on_running=broken)
     assert seen and not psutil.pid_exists(seen[0])
+
+
+def test_only_a_hook_still_running_is_marked_running(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The running mark is a durable write: a hook done before RUNNING_MARK_AFTER has
+    only its result written; one still running then is told about while it runs (its
+    group alive, as recovery needs it), once. (Orders, not clocks: the quick hook gets
+    a minute to be quick in; the slow one cannot end before it is told.)"""
+    told: list[bool] = []
+
+    def mark(child: Any) -> None:
+        told.append(child.poll() is None and child.group_alive())
+
+    monkeypatch.setattr(runner, "RUNNING_MARK_AFTER", 60.0)
+    quick = run(tmp_path, hook(tmp_path, "exit 0\n"), on_running=mark)
+    assert quick.ok and told == []
+    monkeypatch.setattr(runner, "RUNNING_MARK_AFTER", 0.05)
+    # Waits on a file that only the mark creates: the hook cannot end before it is told.
+    flag = tmp_path / "marked"
+    slow = run(tmp_path, hook(tmp_path, f"while [ ! -e {flag} ]; do sleep 0.01; done\n"),
+               on_running=lambda child: (mark(child), flag.touch()))
+    assert slow.ok and told == [True]
 
 
 @pytest.fixture

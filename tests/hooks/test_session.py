@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pwd
@@ -22,7 +23,7 @@ from tests.support.users import AGENT
 # The status store lives in the real home of the hooks' user (~/.discobot/<session>):
 # every session id a test here uses is cleared before and after it, so runs never mix.
 SESSIONS = ("order", "fail", "bg", "slow", "env", "bad", "users", "crash", "cli-run",
-            "stopped")
+            "stopped", "durable")
 
 
 @pytest.fixture(autouse=True)
@@ -64,6 +65,17 @@ def status(home: str, session: str) -> dict[str, dict[str, object]]:
         return json.load(f)["hooks"]  # type: ignore[no-any-return]
 
 
+def marked_running(home: str, session: str, hook_id: str) -> None:
+    """Wait until status.json says the hook runs: a hook is marked once it has run for
+    runner.RUNNING_MARK_AFTER (a quick one has only its result written)."""
+    def running() -> bool:
+        try:
+            return status(home, session)[hook_id]["lastResult"] == "running"
+        except (OSError, KeyError, ValueError):
+            return False
+    wait_for(running, what=f"{hook_id} marked running")
+
+
 def initd_args(ws: Path, image: Path, session: str, *more: str) -> list[str]:
     return ["-v", "--log-format", "json", "--workspace", str(ws), "--hooks-dir", str(image),
             "--session-id", session, *more]
@@ -78,6 +90,34 @@ def test_order_image_first_then_file_names_all_before_the_agent(workspace: Path,
     init = run([*initd_args(workspace, tmp_path / "image", "order"), "--", "cat", str(trail)])
     assert init.code == 0, init.stderr
     assert init.stdout_lines == ["90-image.sh", "10-a.sh", "20-b.sh"]
+
+
+def test_every_result_is_written_before_the_agent_starts(initd, workspace: Path,
+                                                         tmp_path: Path) -> None:
+    """Results are written while the next hook runs (session.Recorder), and all of them
+    before the agent starts. Ordered, not timed: the test holds status.json's lock, so
+    no result can be written; the hooks all run, and the agent still waits until the
+    lock is let go; then it finds every result, in the order the hooks ran."""
+    for i in range(30):
+        add_hook(hooks(workspace), f"{i:02d}.sh", "exit 3" if i == 17 else "true",
+                 type="session")
+    add_hook(hooks(workspace), "99-last.sh", f"touch {workspace}/ran-last", type="session")
+    place = Path(ROOT_HOME, ".discobot", "durable", "hooks")
+    place.mkdir(parents=True)
+    with open(place / ".status.json.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        init = initd([*initd_args(workspace, tmp_path / "image", "durable"), "--", "sh",
+                      "-c", f"echo agent-up; cat {place / 'status.json'}"])
+        wait_for(lambda: (workspace / "ran-last").exists(), what="the last hook")
+        with pytest.raises(AssertionError, match="no line matching"):
+            init.expect("^agent-up$", timeout=1)  # (a second to show it would not wait)
+    init.expect("^agent-up$")
+    assert init.wait() == 0, init.stderr
+    seen = json.loads("".join(init.stdout_lines[1:]))["hooks"]
+    assert list(seen) == [*(f"{i:02d}" for i in range(30)), "99-last"]
+    assert [entry["lastResult"] for entry in seen.values()] == \
+        ["failure" if i == 17 else "success" for i in range(31)]
+    assert seen["17"]["lastExitCode"] == 3
 
 
 def test_failing_hook_is_recorded_and_boot_continues(workspace: Path, tmp_path: Path) -> None:
@@ -106,7 +146,7 @@ def test_background_hook_does_not_hold_the_agent_and_stops_with_initd(
                   f"while [ ! -s {workspace}/bg.pid ]; do sleep 0.05; done; echo agent-up; "
                   "exec sleep 1000"]], cwd=str(workspace))
     init.expect("^agent-up$")  # the agent started while the hook still runs
-    assert status(ROOT_HOME, "bg")["10-bg"]["lastResult"] == "running"
+    marked_running(ROOT_HOME, "bg", "10-bg")
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM
     entry = status(ROOT_HOME, "bg")["10-bg"]
@@ -185,7 +225,7 @@ def test_hook_left_running_by_a_crash_is_recovered(initd, workspace: Path,
                                                    tmp_path: Path) -> None:
     hook = add_hook(hooks(workspace), "10-long.sh", "sleep 1000", type="session")
     init = initd([*initd_args(workspace, tmp_path, "crash"), "--", "true"])
-    wait_for(lambda: any(p.name() == "sleep" for p in init.descendants()), what="hook")
+    marked_running(ROOT_HOME, "crash", "10-long")
     psutil.Process(init.proc.pid).kill()  # unshare --kill-child: the namespace dies at once
     init.proc.wait(10)
     assert status(ROOT_HOME, "crash")["10-long"]["lastResult"] == "running"
