@@ -1,5 +1,6 @@
-"""Where initd's control socket is by default: standard library ``os`` only, because
-every exec probe (``initd ready``, every few seconds in every pod) imports it."""
+"""Where initd's control socket is by default, and the workspace's hook directory:
+standard library ``os`` only, because every exec probe (``initd ready``, every few
+seconds in every pod) imports it, and so does every boot."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ import os
 from collections.abc import Mapping
 
 DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
+
+
+def workspace_hooks(workspace: str) -> str:
+    """The workspace's hook directory (the image's is --hooks-dir)."""
+    return os.path.join(workspace, ".discobot", "hooks")
 
 
 def default_socket(environ: Mapping[str, str] = os.environ) -> str:

@@ -7,7 +7,6 @@ its own children, through their pidfds.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import select
 import signal
@@ -16,15 +15,17 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from initd import __version__, agentfs, log, options, pid1, proc, settings, users
+from initd import __version__, agentfs, log, options, paths, pid1, proc, settings, users
 from initd.backoff import Backoff
 from initd.errors import InitdError, shown
-from initd.hooks import discovery, precommit
-from initd.hooks.model import Hook
 from initd.sigchan import SignalChannel
 from initd.supervised import Supervised
 
+# What only a workspace with hooks or a repository needs is imported on demand:
+# `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
 if TYPE_CHECKING:
+    from initd.hooks import precommit
+    from initd.hooks.model import Hook
     from initd.hooks.roothooks import RootHooks
     from initd.hooks.session import Background, HookContext
     from initd.probes import Probes
@@ -142,6 +143,8 @@ def find_repo(config: settings.Settings, account: users.Account | None,
               logger: log.Logger) -> precommit.Repo | None:
     """The workspace's repository, as git run as the agent sees it (its config runs
     nothing as root); a broken one is a warning: the agent runs without the chain."""
+    from initd.hooks import precommit
+
     try:
         return precommit.Repo.find(config.workspace, account)
     except (InitdError, OSError, subprocess.SubprocessError) as err:
@@ -152,6 +155,11 @@ def find_repo(config: settings.Settings, account: users.Account | None,
 
 def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook, ...]:
     """Every hook of both directories; each file that is not one gets a line saying why."""
+    if not any(os.path.lexists(d) for d in (config.hooks_dir,
+                                            paths.workspace_hooks(config.workspace))):
+        return ()  # (what discovery would find, without importing it)
+    from initd.hooks import discovery
+
     with log.phase(logger, "discover hooks") as fields:
         found = discovery.for_workspace(config.workspace, config.hooks_dir)
         fields["hooks"] = len(found.hooks)
@@ -193,7 +201,7 @@ def wants_precommit(config: settings.Settings) -> bool:
     """Only a workspace someone named, or one with hooks, gets the chain: `initd -- cmd`
     used tini-style inside some git checkout must not rewrite that checkout's hooks."""
     return config.precommit and (
-        config.workspace_given or os.path.isdir(discovery.workspace_dir(config.workspace)))
+        config.workspace_given or os.path.isdir(paths.workspace_hooks(config.workspace)))
 
 
 def install_precommit(repo: precommit.Repo, account: users.Account | None,
@@ -202,6 +210,8 @@ def install_precommit(repo: precommit.Repo, account: users.Account | None,
     """Install (or refresh) the managed chain; a refusal is a warning, never fatal.
     Written through agentfs (no link followed, the files the owner's), and the agent's
     safe.directory by git run as the agent: in its own ~/.gitconfig, with its rights."""
+    from initd.hooks import precommit
+
     try:
         with log.phase(logger, "pre-commit chain") as fields:
             fields["result"] = precommit.install(repo, hooks, session_id=session,
@@ -218,7 +228,7 @@ def wants_service(config: settings.Settings) -> bool:
     two small processes."""
     if config.service is not None:
         return config.service
-    return config.workspace_given or os.path.isdir(discovery.workspace_dir(config.workspace))
+    return config.workspace_given or os.path.isdir(paths.workspace_hooks(config.workspace))
 
 
 def start_service(config: settings.Settings, account: users.Account | None,
@@ -229,6 +239,8 @@ def start_service(config: settings.Settings, account: users.Account | None,
     the copies taken at boot (hooks/roothooks.py). It starts isolated (invariant 8):
     ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
     ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
+    import json
+
     from initd.service import server
     from initd.service.child import ServiceChild
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from initd import log, settings, users
+from initd import log, paths, settings, users
 from initd.errors import InitdError, UsageError
 from initd.hooks import discovery, precommit
 from initd.options import Parser
@@ -83,7 +83,7 @@ def run(config: settings.Settings, ids: Sequence[str]) -> int:
     missing = [hook_id for hook_id in ids if hook_id not in by_id]
     if missing:
         raise UsageError(f"no pre-commit hook {', '.join(map(repr, missing))} in "
-                         f"{discovery.workspace_dir(config.workspace)} (hooks changed since "
+                         f"{paths.workspace_hooks(config.workspace)} (hooks changed since "
                          "the chain was installed? run: initd precommit install)")
     ctx = session.context(config, None, log.get(logger="precommit"))
     for hook_id in ids:

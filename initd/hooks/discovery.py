@@ -15,7 +15,7 @@ import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from initd import agentfs
+from initd import agentfs, paths
 from initd.errors import one_line, shown
 from initd.hooks import frontmatter, model
 from initd.hooks.model import Hook
@@ -43,13 +43,9 @@ class Found(NamedTuple):
         return tuple(p for p in self.problems if p.severity == ERROR)
 
 
-def workspace_dir(workspace: str) -> str:
-    return os.path.join(workspace, ".discobot", "hooks")
-
-
 def for_workspace(workspace: str, image_dir: str) -> Found:
     """The image's hooks, then the workspace's: the order they run in."""
-    return discover([image_dir, workspace_dir(workspace)])
+    return discover([image_dir, paths.workspace_hooks(workspace)])
 
 
 def discover(directories: Sequence[str]) -> Found:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from initd import paths
 from initd.hooks import discovery
 from initd.hooks.discovery import ERROR, NOTE, Found, Problem
 from initd.hooks.model import Hook
@@ -304,7 +305,7 @@ def test_broken_file_does_not_reserve_its_id(hooks: Path) -> None:
 
 def test_order_directories_then_file_names(tmp_path: Path) -> None:
     """Image hooks come before workspace hooks; within a directory, file-name order."""
-    image, workspace = tmp_path / "etc-initd-hooks.d", discovery.workspace_dir(str(tmp_path))
+    image, workspace = tmp_path / "etc-initd-hooks.d", paths.workspace_hooks(str(tmp_path))
     for name in ("20-b.sh", "10-a.sh", "30-c.sh"):
         write(image / name, hook_text(f"image {name}"))
     for name in ("b.sh", "a.sh", "C.sh"):
@@ -348,7 +349,7 @@ def test_missing_directory_is_ignored(tmp_path: Path, hooks: Path) -> None:
     """A workspace without .discobot/hooks is normal: no hooks, no problems."""
     write(hooks / "lint.sh", hook_text())
     found = discovery.discover([str(tmp_path / "absent"), str(hooks),
-                                discovery.workspace_dir(str(tmp_path / "ws"))])
+                                paths.workspace_hooks(str(tmp_path / "ws"))])
     assert [h.id for h in found.hooks] == ["lint"]
     assert found.problems == ()
     assert discovery.discover([]) == Found((), ())
@@ -388,9 +389,9 @@ def test_problem_str_includes_the_path() -> None:
     assert str(p) == "/ws/.discobot/hooks/x.sh: not executable"
 
 
-def test_workspace_dir() -> None:
+def test_workspace_hooks() -> None:
     """Workspace hooks live in <workspace>/.discobot/hooks."""
-    assert discovery.workspace_dir("/home/u/proj") == "/home/u/proj/.discobot/hooks"
+    assert paths.workspace_hooks("/home/u/proj") == "/home/u/proj/.discobot/hooks"
 
 
 @pytest.mark.parametrize("extra", [
