@@ -26,19 +26,22 @@ import select
 import signal
 import socket
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from initd import proc
 from initd.backoff import Backoff
 from initd.errors import shown
 from initd.hooks import model, runner
-from initd.hooks.roothooks import RootHooks
-from initd.hooks.session import HookContext
 from initd.log import Logger
 from initd.service.channel import Channel, Message, ProtocolError, close_fd
 from initd.settings import Restart
 from initd.sigchan import SignalChannel
 from initd.supervised import Supervised
+
+if TYPE_CHECKING:  # (root's copies pull in the file-hook engine and its globs: ~10 ms
+    # of every boot with a service, for what only run_as: root hooks need)
+    from initd.hooks.roothooks import RootHooks
+    from initd.hooks.session import HookContext
 
 MAX_REQUESTS = 4  # root-hook and precommit requests running at once; more: "busy"
 PRECOMMIT_TIMEOUT = 60.0

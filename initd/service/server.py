@@ -21,7 +21,6 @@ import stat
 import sys
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -376,4 +375,6 @@ def _parse_head(raw: bytes) -> tuple[str, str, str, dict[str, str], int]:
         headers[name.lower()] = value.strip()
     length_text = headers.get("content-length", "")
     length = int(length_text) if length_text.isdigit() else (0 if not length_text else -1)
-    return method, urllib.parse.unquote(path), query, headers, length
+    from urllib.parse import unquote  # (only once a request comes: not at every boot)
+
+    return method, unquote(path), query, headers, length
