@@ -10,16 +10,24 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
 
-from initd import VERBS, pid1
+from initd import VERBS
 from initd.errors import InitdError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # PID 1's module is imported where PID 1 runs: a verb needs neither it
+    # nor what it brings (signal, enum), nor collections.abc: an exec probe's cost
+    from collections.abc import Callable, Mapping, Sequence
+
+    from initd import pid1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] and args[0] in VERBS:  # a verb runs as an ordinary process: no fork
         return guarded(lambda: _verb(args))
+    from initd import pid1
+
     try:
         code = pid1.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ))
     except InitdError as err:
@@ -45,7 +53,9 @@ def guarded(body: Callable[[], int]) -> int:
 
 
 def fail(err: InitdError) -> int:
-    pid1.write_line(f"initd: {err}")
+    from initd.pid1 import write_line
+
+    write_line(f"initd: {err}")
     return err.exit_code
 
 
@@ -64,6 +74,8 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
             fmt = options[i + 1]
         elif opt.startswith("--log-format="):
             fmt = opt.split("=", 1)[1]
+    from initd import pid1
+
     return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
@@ -78,11 +90,16 @@ VERB_FUNCTIONS = {"hooks": ("hooks", "main"), "precommit": ("precommit", "main")
 
 
 def _verb(argv: list[str]) -> int:
-    import importlib
+    if argv[0] in ("ready", "health") and len(argv) <= 5:  # an exec probe's plain form
+        from initd.commands import probe
 
+        code = probe.run(argv[0], argv[1:])
+        if code is not None:
+            return code
     module, function = VERB_FUNCTIONS[argv[0]]
-    verb: Callable[[list[str]], int] = getattr(
-        importlib.import_module(f"initd.commands.{module}"), function)
+    __import__(f"initd.commands.{module}")  # (importlib itself imports warnings)
+    verb: Callable[[list[str]], int] = getattr(sys.modules[f"initd.commands.{module}"],
+                                               function)
     return verb(argv[1:])
 
 

@@ -133,7 +133,8 @@ def test_help_lists_the_verbs() -> None:
 
 def test_every_verb_has_its_module_and_a_probe_imports_only_its_own() -> None:
     """An exec probe is started every few seconds in every pod: `initd ready` imports
-    the control API's client, never the hooks, the events or the other verbs."""
+    the control API's client (through commands/probe.py: tests/commands/test_probe.py),
+    never the hooks, the events or the other verbs."""
     from initd import VERBS
     from initd.cli import VERB_FUNCTIONS
 
@@ -150,4 +151,4 @@ def test_every_verb_has_its_module_and_a_probe_imports_only_its_own() -> None:
     assert not [name for name in ours if name.startswith(("initd.hooks", "initd.events",
                                                           "initd.supervisor"))], ours
     assert [name for name in ours if name.startswith("initd.commands.")] == \
-        ["initd.commands.api"], ours
+        ["initd.commands.probe"], ours

@@ -11,13 +11,10 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
+from initd.commands.probe import PROBE_TIMEOUT
 from initd.errors import UsageError
 from initd.options import Parser
 from initd.service import client
-
-# A probe that hangs is a failed probe, and it must end before the kubelet's own
-# timeoutSeconds (5 in images/k8s/agent.yaml; Kubernetes' default is 1: pass --timeout).
-PROBE_TIMEOUT = 2.0
 
 
 def status(argv: Sequence[str]) -> int:

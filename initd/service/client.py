@@ -1,15 +1,23 @@
-"""A client for the control API on its Unix socket (the CLI verbs use it)."""
+"""A client for the control API on its Unix socket (the CLI verbs use it).
+
+Every exec probe (``initd ready``, every few seconds in every pod) runs this, so it
+imports the standard library's smallest pieces: ``_socket`` (``socket`` imports enum and
+selectors), json only to encode or decode a body, no typing at run time. An exec probe
+that imports only what it needs costs a pod a fraction of the core it once did.
+"""
 
 from __future__ import annotations
 
-import json
+import _socket
 import os
-import socket
 import time
-from typing import Any
 
 from initd.errors import InitdError
 from initd.paths import DEFAULT_SOCKET, default_socket
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (typing's import is most of a probe's own cost)
+    from typing import Any
 
 MAX_ANSWER = 64 * 2**20  # a status.json is a few KiB; past this it is not an answer
 
@@ -18,13 +26,13 @@ class Incomplete(Exception):
     """The answer stopped before its end (the service died while answering)."""
 
 
-def _connect(path: str, timeout: float | None) -> socket.socket:
+def _connect(path: str, timeout: float | None) -> _socket.socket:
     """Connected; a full backlog (EAGAIN: many clients at once, or a service that
     restarts) is waited out within the timeout, as a TCP client's SYN would be."""
     deadline = time.monotonic() + (timeout if timeout is not None else 60)
     pause = 0.01
     while True:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(timeout)
         try:
             sock.connect(path)
@@ -40,7 +48,7 @@ def _connect(path: str, timeout: float | None) -> socket.socket:
             raise
 
 
-def _exchange(sock: socket.socket, request: bytes) -> tuple[int, bytes]:
+def _exchange(sock: _socket.socket, request: bytes) -> tuple[int, bytes]:
     """HTTP/1.0 as initd's server speaks it: one request, an answer with its length,
     then the end of the connection. http.client would cost every probe ~13 ms of
     imports (email parsing) for this."""
@@ -83,28 +91,46 @@ def socket_path(given: str | None = None) -> str:
 def call(method: str, path: str, body: Any = None, sock: str | None = None,
          timeout: float | None = None) -> tuple[int, Any]:
     """(status, decoded JSON); an unreachable service is an InitdError saying so."""
+    import json
+
+    status, answer = raw(method, path, None if body is None else json.dumps(body).encode(),
+                         sock, timeout)
+    try:
+        return status, json.loads(answer or b"null")
+    except ValueError as err:
+        raise _failure(err, socket_path(sock), timeout) from None
+
+
+def raw(method: str, path: str, data: bytes | None = None, sock: str | None = None,
+        timeout: float | None = None) -> tuple[int, bytes]:
+    """(status, the body as sent); an unreachable service is an InitdError saying so."""
     where = socket_path(sock)
-    data = b"" if body is None else json.dumps(body).encode()
     head = f"{method} {path} HTTP/1.0\r\nHost: initd\r\n"
-    if body is not None:
+    if data is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
     try:
-        with _connect(where, timeout) as conn:
-            status, answer = _exchange(conn, f"{head}\r\n".encode() + data)
-        return status, json.loads(answer or b"null")
-    except (FileNotFoundError, ConnectionRefusedError) as err:
-        raise InitdError(f"no hook service at {where} ({err.strerror}); is initd running? "
-                         "(--socket or INITD_SOCKET)") from None
-    except PermissionError:
-        raise InitdError(f"{where}: permission denied (the socket is for root and the "
-                         "agent user's group)") from None
-    except (Incomplete, ValueError, ConnectionResetError) as err:  # it died mid-answer
-        raise InitdError(f"the hook service at {where} stopped in the middle of its answer "
-                         f"({err or type(err).__name__}); it restarts by itself: ask again"
-                         ) from None
-    except TimeoutError:  # bound by root, so connecting works; nobody answers yet
+        conn = _connect(where, timeout)
+        try:
+            return _exchange(conn, f"{head}\r\n".encode() + (data or b""))
+        finally:
+            conn.close()
+    except (OSError, Incomplete) as err:
+        raise _failure(err, where, timeout) from None
+
+
+def _failure(err: Exception, where: str, timeout: float | None) -> InitdError:
+    """What went wrong talking to the service at ``where``, as the one line to show."""
+    if isinstance(err, FileNotFoundError | ConnectionRefusedError):
+        return InitdError(f"no hook service at {where} ({err.strerror}); is initd running? "
+                          "(--socket or INITD_SOCKET)")
+    if isinstance(err, PermissionError):
+        return InitdError(f"{where}: permission denied (the socket is for root and the "
+                          "agent user's group)")
+    if isinstance(err, Incomplete | ValueError | ConnectionResetError):  # it died mid-answer
+        return InitdError(f"the hook service at {where} stopped in the middle of its answer "
+                          f"({err or type(err).__name__}); it restarts by itself: ask again")
+    if isinstance(err, TimeoutError):  # bound by root, so connecting works; nobody answers
         within = f" within {timeout:g}s" if timeout is not None else ""
-        raise InitdError(f"no answer from the hook service at {where}{within} (starting, "
-                         "restarting, or busy)") from None
-    except OSError as err:
-        raise InitdError(f"the hook service at {where}: {err.strerror or err}") from None
+        return InitdError(f"no answer from the hook service at {where}{within} (starting, "
+                          "restarting, or busy)")
+    return InitdError(f"the hook service at {where}: {getattr(err, 'strerror', None) or err}")
