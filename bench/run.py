@@ -14,7 +14,8 @@ the same run on the same machine (never as timed unit tests).
 6. the supervisor's RSS while a session hook prints 1 GB (goal: grows < 20 MiB)
 7-9. the hook service's (bench/service.py); 10-11. lifecycle events' (bench/events.py);
 12-13. the images' (bench/container.py); 14-18. faults and abuse (bench/faults.py);
-19-20. probes and podman run (bench/startstop.py)
+19-22. exec and HTTP probes; podman run to exit, to ready and podman stop, initd vs
+       --entrypoint and vs tini (bench/startstop.py)
 """
 
 from __future__ import annotations

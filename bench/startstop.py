@@ -4,7 +4,17 @@
     to the supervisor's ``/readyz`` (goal p99 <= 2 ms);
 20. ``podman run --rm`` of initd's image running ``/bin/true``, the hook service on (the
     default), vs the same image with ``--entrypoint /bin/true`` (goal <= 1.10x), when
-    ``make image`` has built it.
+    ``make image`` has built it;
+21. ``podman run`` to the agent ready (its port answers), initd vs tini as the
+    entrypoint of the same image (goal <= +25 ms at the median);
+22. ``podman stop`` of an idle demo container until it is gone, initd vs tini (goal
+    <= +20 ms at the median).
+
+21 and 22 use initd's image in its default configuration (a workspace, so the hook
+service runs; no hooks) with the demo's agent API and the host's tini-static added
+(``make bench`` installs tini), on the host's network on a free port, so that "its port
+answers" is a connect from here, with no port forwarding in the figure. tini runs the
+agent as the same user (``--user 1000``), as initd does.
 """
 
 from __future__ import annotations
@@ -18,12 +28,17 @@ import sys
 import tempfile
 import time
 import urllib.request
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 PY = sys.executable
 INITD = [str(Path(PY).parent / "initd")]  # the console script, as a probe runs it
 UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
 IMAGE = "localhost/initd:dev"
+TINI_IMAGE = "localhost/initd-bench-tini:dev"  # initd's image, the demo's agent API, tini
+API = "/opt/demo/agent-api.py"
+AGENT_API = Path(__file__).resolve().parent.parent / "images" / "demo" / "agent-api.py"
 
 
 def median_ms(argv: list[str], runs: int, **kwargs: object) -> float:
@@ -96,9 +111,98 @@ def podman_true(runs: int = 7) -> None:
           f"{'' if a / b <= 1.10 else ' MISSED'}")
 
 
+def podman(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["podman", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def tini_image() -> bool:
+    """initd's image with the demo's agent API and the host's static tini in it (built
+    on every run, from the image as it is now; no network)."""
+    if not os.path.exists("/usr/bin/tini-static"):
+        return False
+    with tempfile.TemporaryDirectory(prefix="initd-bench-tini-") as where:
+        shutil.copy("/usr/bin/tini-static", os.path.join(where, "tini"))
+        shutil.copy(AGENT_API, os.path.join(where, "agent-api.py"))
+        Path(where, "Containerfile").write_text(
+            f"FROM {IMAGE}\nCOPY tini /usr/bin/tini\nCOPY agent-api.py {API}\n")
+        return podman("build", "--quiet", "--network=none", "-t", TINI_IMAGE,
+                      where).returncode == 0
+
+
+def entrypoints(port: int) -> dict[str, list[str]]:
+    """podman run arguments of the two cases: the same image, agent and network."""
+    common = ["--network=host", "-e", f"AGENT_PORT={port}"]
+    return {"initd": [*common, "-e", f"INITD_READY_PORT={port}", TINI_IMAGE, API],
+            "tini": [*common, "--user", "1000", "--entrypoint", "/usr/bin/tini", TINI_IMAGE,
+                     "--", API]}
+
+
+def answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def until(done: Callable[[], bool], what: str, limit: float = 60) -> None:
+    deadline = time.monotonic() + limit
+    while not done():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what}: not within {limit:g} s")
+        time.sleep(0.002)
+
+
+def start_to_ready(args: list[str], port: int) -> tuple[float, str]:
+    """Milliseconds from ``podman run -d`` to the agent's port answering; the container's
+    name (still running)."""
+    name = f"initd-bench-{uuid.uuid4().hex[:8]}"
+    started = time.perf_counter()
+    run = podman("run", "-d", "--name", name, *args)
+    if run.returncode:
+        raise RuntimeError(f"podman run: {run.stderr.strip()}")
+    until(lambda: answers(port), "the agent's port")
+    return (time.perf_counter() - started) * 1000, name
+
+
+def stop_ms(name: str) -> float:
+    """Milliseconds of ``podman stop`` (TERM, then the container's exit)."""
+    started = time.perf_counter()
+    podman("stop", "-t", "10", name)
+    took = (time.perf_counter() - started) * 1000
+    podman("rm", "-f", "-t", "0", name)
+    return took
+
+
+def podman_ready_and_stop(runs: int = 9) -> None:
+    if shutil.which("podman") is None or podman("image", "exists", IMAGE).returncode:
+        print("startstop no image (make image builds it): ready/stop not measured")
+        return
+    if not tini_image():
+        print("startstop no tini-static on the host (make bench installs tini): ready/stop "
+              "vs tini not measured")
+        return
+    ready: dict[str, list[float]] = {"initd": [], "tini": []}
+    stop: dict[str, list[float]] = {"initd": [], "tini": []}
+    for _ in range(runs):  # interleaved: the machine's moods fall on both alike
+        for case in ("tini", "initd"):
+            port = free_port()
+            took, name = start_to_ready(entrypoints(port)[case], port)
+            ready[case].append(took)
+            time.sleep(0.2)  # idle, as a container is before it is stopped
+            stop[case].append(stop_ms(name))
+    for label, figures, goal in (("podman run to agent ready (its port answers)", ready, 25),
+                                 ("podman stop of an idle container", stop, 20)):
+        a, b = statistics.median(figures["initd"]), statistics.median(figures["tini"])
+        print(f"startstop {label}, median of {runs}: initd {a:.0f} ms | tini {b:.0f} ms | "
+              f"+{a - b:.0f} ms (goal <= +{goal} ms){'' if a - b <= goal else ' MISSED'}")
+
+
 def main() -> None:
     probes()
     podman_true()
+    podman_ready_and_stop()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A stand-in agent API for the demo image: answers HTTP on :8080, and says which signals
-it gets (SIGTERM keeps its default: the process dies of it, as most servers do)."""
+"""A stand-in agent API for the demo image: answers HTTP on :8080 (AGENT_PORT: another,
+as the benchmarks use on the host's network), and says which signals it gets (SIGTERM
+keeps its default: the process dies of it, as most servers do)."""
 
 import http.server
 import os
@@ -23,6 +24,7 @@ def report(signum: int, frame: object) -> None:
 
 signal.signal(signal.SIGUSR1, report)
 signal.signal(signal.SIGHUP, report)
-server = http.server.HTTPServer(("0.0.0.0", 8080), Handler)  # the pod's containerPort
-print(f"agent API on :8080 as uid {os.getuid()}", flush=True)
+port = int(os.environ.get("AGENT_PORT", "8080"))  # 8080: the pod's containerPort
+server = http.server.HTTPServer(("0.0.0.0", port), Handler)
+print(f"agent API on :{port} as uid {os.getuid()}", flush=True)
 server.serve_forever()
