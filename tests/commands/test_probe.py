@@ -120,17 +120,17 @@ def test_no_service_there_is_one_line(tmp_path: Path) -> None:
     assert code == 125 and err.startswith(f"initd: no hook service at {tmp_path}/none.sock")
 
 
-@pytest.mark.parametrize("args,expect", [
-    (["--help"], "usage: initd ready"),
-    (["--timeout", "soon"], "argument --timeout: invalid positive value: 'soon'"),
-    (["--timeout", "0"], "argument --timeout: invalid positive value: '0'"),
-    (["--socket"], "expected one argument"),
-    (["--verbose"], "unrecognized arguments"),
+@pytest.mark.parametrize("args,exit_code,expect", [
+    (["--help"], 0, "usage: initd ready"),
+    (["--timeout", "soon"], 125, "argument --timeout: invalid positive value: 'soon'"),
+    (["--timeout", "0"], 125, "argument --timeout: invalid positive value: '0'"),
+    (["--socket"], 125, "expected one argument"),
+    (["--verbose"], 125, "unrecognized arguments"),
 ], ids=["help", "bad-timeout", "zero-timeout", "no-value", "unknown"])
 def test_anything_but_the_plain_form_reaches_the_full_parser(
-        server: Server, args: list[str], expect: str) -> None:
+        server: Server, args: list[str], exit_code: int, expect: str) -> None:
     code, out, err, modules = probe("ready", *args)
-    assert expect in out + err
+    assert code == exit_code and expect in out + err
     assert "argparse" in modules
     assert not server.requests  # it never asked the service
 
