@@ -67,7 +67,8 @@ def server() -> Iterator[Server]:
     where = tempfile.mkdtemp(prefix="initd-probe-")
     serving = Server(os.path.join(where, "initd.sock"))
     yield serving
-    serving.listener.close()
+    serving.listener.shutdown(socket.SHUT_RDWR)  # (wakes the thread in accept(); close
+    serving.listener.close()  # alone would leave it blocked there)
     for conn in serving.held:
         conn.close()
     os.unlink(serving.path)

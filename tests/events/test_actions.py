@@ -47,6 +47,11 @@ class Receiver:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # socketserver selects, then accepts with a blocking accept(): a connection gone
+        # from the queue in between (a client that gave up) left serve_forever stuck in
+        # accept() and the fixture's shutdown() waiting for it for good (a CI run's
+        # timeout). With a timeout, that accept gives up and the loop goes on.
+        self.server.socket.settimeout(1.0)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
