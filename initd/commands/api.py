@@ -117,7 +117,7 @@ def hook(verb: str, argv: Sequence[str]) -> int:
 
 def _show(code: int, answer: Any) -> int:
     if code != 200:
-        print(f"initd: {answer.get('error', answer)}", file=sys.stderr)
+        print(client.reason(answer), file=sys.stderr)
         return 1
     print(json.dumps(answer, indent=2))
     return 0

@@ -15,6 +15,9 @@ import sys
 from initd.service import client
 
 PATHS = {"ready": "/v1/ready", "health": "/v1/health"}
+# What initd's server never sends (compact, ASCII-only JSON) and a probe does not echo: the
+# service runs as the agent, and the probe may run as root at an operator's terminal.
+UNPRINTABLE = bytes([*range(0x20), *range(0x7F, 0x100)])
 # A probe that hangs is a failed probe, and it must end before the kubelet's own
 # timeoutSeconds (5 in images/k8s/agent.yaml; Kubernetes' default is 1: pass --timeout).
 PROBE_TIMEOUT = 2.0
@@ -29,8 +32,13 @@ def run(verb: str, argv: list[str]) -> int | None:
     code, body = client.raw("GET", PATHS[verb], sock=sock, timeout=timeout)
     if code != 200:
         return _refused(body)
+    body = body.rstrip(b"\n")
+    if len(body.translate(None, UNPRINTABLE)) != len(body):
+        print("initd: the answer is not shown: it holds what initd's service never sends "
+              "(control characters, not ASCII)", file=sys.stderr)
+        return 0  # (the exit code is the answer, and 200 said yes)
     try:
-        sys.stdout.buffer.write(body.rstrip(b"\n") + b"\n")
+        sys.stdout.buffer.write(body + b"\n")
         sys.stdout.flush()
     except OSError:
         pass  # nobody reads the answer (the kubelet reads only the exit code)
@@ -70,6 +78,5 @@ def _refused(body: bytes) -> int:
         answer = json.loads(body)
     except ValueError:
         answer = body.decode(errors="replace")
-    reason = answer.get("error", answer) if isinstance(answer, dict) else answer
-    print(f"initd: {reason}", file=sys.stderr)
+    print(client.reason(answer), file=sys.stderr)
     return 1

@@ -12,7 +12,7 @@ import _socket
 import os
 import time
 
-from initd.errors import InitdError
+from initd.errors import InitdError, one_line
 from initd.paths import DEFAULT_SOCKET, default_socket
 
 TYPE_CHECKING = False
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # (typing's import is most of a probe's own cost)
     from typing import Any
 
 MAX_ANSWER = 64 * 2**20  # a status.json is a few KiB; past this it is not an answer
+REASON_SHOWN = 500  # characters of a refusal's reason (the service's: it may be huge)
 
 
 class Incomplete(Exception):
@@ -48,13 +49,20 @@ def _connect(path: str, timeout: float | None) -> _socket.socket:
             raise
 
 
-def _exchange(sock: _socket.socket, request: bytes) -> tuple[int, bytes]:
+def _exchange(sock: _socket.socket, request: bytes,
+              deadline: float | None = None) -> tuple[int, bytes]:
     """HTTP/1.0 as initd's server speaks it: one request, an answer with its length,
-    then the end of the connection. http.client would cost every probe ~13 ms of
-    imports (email parsing) for this."""
+    then the end of the connection, all of it by ``deadline`` (a socket's timeout is per
+    call: a service dribbling a byte a second would hold a probe for good). http.client
+    would cost every probe ~13 ms of imports (email parsing) for this."""
     sock.sendall(request)
     chunks, size = [], 0
     while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the answer did not end in time")
+            sock.settimeout(left)
         chunk = sock.recv(65536)
         if not chunk:
             break
@@ -105,13 +113,14 @@ def raw(method: str, path: str, data: bytes | None = None, sock: str | None = No
         timeout: float | None = None) -> tuple[int, bytes]:
     """(status, the body as sent); an unreachable service is an InitdError saying so."""
     where = socket_path(sock)
+    deadline = None if timeout is None else time.monotonic() + timeout
     head = f"{method} {path} HTTP/1.0\r\nHost: initd\r\n"
     if data is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
     try:
         conn = _connect(where, timeout)
         try:
-            return _exchange(conn, f"{head}\r\n".encode() + (data or b""))
+            return _exchange(conn, f"{head}\r\n".encode() + (data or b""), deadline)
         finally:
             conn.close()
     except (OSError, Incomplete) as err:
@@ -134,3 +143,12 @@ def _failure(err: Exception, where: str, timeout: float | None) -> InitdError:
         return InitdError(f"no answer from the hook service at {where}{within} (starting, "
                           "restarting, or busy)")
     return InitdError(f"the hook service at {where}: {getattr(err, 'strerror', None) or err}")
+
+
+def reason(answer: object) -> str:
+    """Why the service said no, as one line of ours (``initd: …``): its ``error``, every
+    unprintable character escaped. The service is the agent's, and root may be the one
+    reading: a reason with a newline must not forge a line of initd's."""
+    said = answer.get("error", answer) if isinstance(answer, dict) else answer
+    text = one_line(str(said))
+    return f"initd: {text[:REASON_SHOWN]}{'…' if len(text) > REASON_SHOWN else ''}"
