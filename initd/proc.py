@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import IO, NamedTuple
 
 from initd import VERBS
-from initd.errors import InitdError
+from initd.errors import InitdError, shown
 from initd.users import Account
 
 # subprocess's ways of saying "inherit", "/dev/null" or "a pipe"
@@ -243,6 +243,9 @@ def spawn(spec: Spec) -> Child:
         )
     except OSError as err:
         raise _exec_failure(spec, err) from None
+    except ValueError as err:  # a NUL byte in an argument or a variable (Popen checks)
+        raise ExecFailed(f"{shown(spec.argv[0])}: cannot be started: {err} in its arguments "
+                         "or environment", 126) from None
     child = Child(popen)
     if spec.terminal:
         give_terminal(child)

@@ -290,8 +290,10 @@ def exportable(name: str) -> bool:
 
 def _environment(base: dict[str, str], table: dict[str, Any]) -> dict[str, str]:
     """The hook's environment: the payload's names under initd's environment (which wins:
-    an event cannot replace PATH or HOME), initd's own names over both."""
-    given = {k: templates.text(v) for k, v in table.items()
-             if k not in OWN and exportable(k)}
-    own = {k: templates.text(v) for k, v in table.items() if k in OWN}
-    return {**given, **base, **own}
+    an event cannot replace PATH or HOME), initd's own names over both. A value holding
+    a NUL byte cannot be an environment variable: it is left out (the hook still has the
+    whole payload on stdin)."""
+    texts = {k: templates.text(v) for k, v in table.items()}
+    given = {k: v for k, v in texts.items() if k not in OWN and exportable(k)}
+    own = {k: v for k, v in texts.items() if k in OWN}
+    return {k: v for k, v in {**given, **base, **own}.items() if "\0" not in v}

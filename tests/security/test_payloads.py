@@ -138,3 +138,21 @@ def test_the_environment_beats_the_payload_in_a_webhook_url(
         del os.environ["HOOK_TARGET"]
     assert servers[1].hits == []  # type: ignore[attr-defined]
     assert servers[0].hits == ["/good"]  # type: ignore[attr-defined]
+
+
+def test_a_nul_byte_in_a_payload_is_a_result_never_a_server_error(
+        boot, agent: Agent, ws: Path, evidence: Path) -> None:
+    """An environment variable or an argument cannot hold a NUL byte: the value is left
+    out of the environment (the hook has it on stdin), and a hook that puts it in its
+    command cannot be started: a result saying so, never the API's 500 (schemathesis
+    found it: "internal error: ValueError: embedded null byte")."""
+    pipeline(ws, agent, [{"command": f"env > {evidence}/env"}, {"command": "echo ${NAME}"}])
+    init = boot(sys.executable, agent_script(FIRE), json.dumps(
+        [["on_iteration_start", {"name": "a\u0000b", "other": "fine"}]]))
+    assert init.wait(timeout=60) == 0, init.stderr
+    [line] = init.stdout_lines
+    code, statuses = json.loads(line)
+    assert code == 200 and statuses[0] == "ok" and statuses[1] != "ok", statuses
+    env = dict(line.split("=", 1) for line in (evidence / "env").read_text().splitlines()
+               if "=" in line)
+    assert "NAME" not in env and env["OTHER"] == "fine"
