@@ -65,11 +65,27 @@ def _real_state() -> list[str]:
     return found
 
 
+def _real_mtimes() -> dict[str, int | None]:
+    """When the real ~/.discobot and its sessions/ last gained or lost an entry: what a
+    test that wrote there and cleaned up after itself still changes."""
+    mtimes: dict[str, int | None] = {}
+    for sub in (".discobot", os.path.join(".discobot", "sessions")):
+        try:
+            mtimes[sub] = os.stat(os.path.join(REAL_HOME, sub)).st_mtime_ns
+        except OSError:
+            mtimes[sub] = None
+    return mtimes
+
+
 @pytest.fixture(scope="session", autouse=True)
 def the_real_home_is_untouched() -> Iterator[None]:
-    """Fails the run when any test left state in the real ~/.discobot."""
-    before = _real_state()
+    """Fails the run when any test wrote into the real ~/.discobot, even one that
+    removed what it wrote (the directories' mtimes)."""
+    before, mtimes = _real_state(), _real_mtimes()
     yield
     shutil.rmtree(HOME, ignore_errors=True)
     added = sorted(set(_real_state()) - set(before))
     assert added == [], f"tests wrote into the real home {REAL_HOME}: {added}"
+    changed = [sub for sub, mtime in _real_mtimes().items() if mtime != mtimes[sub]]
+    assert changed == [], (f"tests changed {', '.join(changed)} in the real home "
+                           f"{REAL_HOME} (and removed what they wrote)")
