@@ -14,7 +14,7 @@ import tempfile
 import time
 import uuid
 
-from initd.service import client
+from initd.commands import client
 
 IMAGES = ("localhost/initd:dev", "localhost/initd-demo:dev")
 

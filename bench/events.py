@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from initd.service import client
+from initd.commands import client
 
 
 def median_ms(run, times: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]

@@ -42,9 +42,9 @@ from typing import Any, NamedTuple
 
 import psutil
 
+from initd.commands import client
 from initd.errors import InitdError
 from initd.pid1 import SWEEP_GRACE
-from initd.service import client
 
 PY = sys.executable
 INITD = [str(Path(PY).parent / "initd")]  # the console script, as users run it
@@ -220,7 +220,7 @@ def ask_health(sock: str, timeout: float = 2.0) -> dict[str, Any] | None:
 
 # --- 14. kill -9 of the hook service during turns and reruns ---------------------------
 
-HEALTHY_AFTER = 10.0  # initd/backoff.py: a run this long brings the restart delay back to 1 s
+HEALTHY_AFTER = 10.0  # supervisor/backoff.py: this long a run resets the delay to 1 s
 REQUEST_TIMEOUT = 20.0  # a request unanswered this long is a hang, not a clean error
 SLOW_HOOK = "#!/bin/sh\n#---\n# type: file\n# pattern: '*.txt'\n#---\nsleep 0.2\necho done\n"
 CHECK_HOOK = ("#!/bin/sh\n#---\n# type: file\n# pattern: '*.txt'\n#---\n"

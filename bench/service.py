@@ -21,9 +21,9 @@ from pathlib import Path
 
 import psutil
 
-from initd import log, options, settings
+from initd import log, settings
+from initd.commands import client, options
 from initd.hooks import discovery, filehooks, session
-from initd.service import client
 
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 

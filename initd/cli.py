@@ -2,7 +2,7 @@
 
 This module runs in PID 1, which keeps its imports to the standard library's smallest
 pieces for the container's whole life: the options are parsed after the fork, in the
-supervisor. One error boundary on each side: an InitdError is one line on stderr and
+boot. One error boundary on each side: an InitdError is one line on stderr and
 exit 125, as tini and docker use 125 for "the init itself failed".
 """
 
@@ -104,6 +104,6 @@ def _verb(argv: list[str]) -> int:
 
 
 def _supervise(argv: list[str]) -> int:
-    from initd import supervisor  # heavy imports happen here, after the fork
+    from initd.supervisor import boot  # heavy imports happen here, after the fork
 
-    return supervisor.main(argv)
+    return boot.main(argv)

@@ -121,7 +121,7 @@ def port(value: object) -> int:
 
 
 def url(value: object) -> str:
-    from initd import readiness  # urllib.parse: only when a URL is really given
+    from initd.supervisor import readiness  # urllib.parse: only when a URL is really given
 
     return readiness.validate_url(value)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from initd.backoff import Backoff
+from initd.supervisor.backoff import Backoff
 
 
 def schedule(runs: list[tuple[float, float]], **kw: float) -> list[float | None]:

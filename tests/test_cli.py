@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from initd import __version__, cli, options
+from initd import __version__, cli
+from initd.commands import options
 from initd.errors import UsageError
 from tests.support.harness import run
 
@@ -101,7 +102,7 @@ def test_cwd_of_cmd_is_invokers_and_pid1s_is_root(tmp_path) -> None:
 def test_pid1_imports_no_third_party_module_and_no_argparse() -> None:
     """PID 1 lives as long as the container: only small standard-library pieces."""
     code = ("import sys, initd.cli; heavy = {'yaml', 'structlog', 'psutil', 'dotenv', "
-            "'argparse', 'dataclasses', 'initd.settings', 'initd.supervisor'}; "
+            "'argparse', 'dataclasses', 'initd.settings', 'initd.supervisor.boot'}; "
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([*INITD[:1], "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -151,4 +152,4 @@ def test_every_verb_has_its_module_and_a_probe_imports_only_its_own() -> None:
     assert not [name for name in ours if name.startswith(("initd.hooks", "initd.events",
                                                           "initd.supervisor"))], ours
     assert [name for name in ours if name.startswith("initd.commands.")] == \
-        ["initd.commands.probe"], ours
+        ["initd.commands.client", "initd.commands.probe"], ours  # (the socket's client)

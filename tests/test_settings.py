@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from initd import options, settings
+from initd import settings
+from initd.commands import options
 from initd.errors import InitdError
 from initd.settings import Restart
 

@@ -11,10 +11,10 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
+from initd.commands import client
+from initd.commands.options import Parser
 from initd.commands.probe import PROBE_TIMEOUT
 from initd.errors import UsageError
-from initd.options import Parser
-from initd.service import client
 
 
 def status(argv: Sequence[str]) -> int:

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from initd import log, settings, users
+from initd.commands.options import Parser
 from initd.errors import InitdError, UsageError, one_line, shown
 from initd.hooks import discovery, model
-from initd.options import Parser
 
 if TYPE_CHECKING:
     from initd.events.dialects.common import Collected

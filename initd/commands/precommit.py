@@ -13,9 +13,9 @@ import sys
 from collections.abc import Sequence
 
 from initd import log, paths, settings, users
+from initd.commands.options import Parser
 from initd.errors import InitdError, UsageError
 from initd.hooks import discovery, precommit
-from initd.options import Parser
 
 
 def parser() -> Parser:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from initd.service import client
+from initd.commands import client
 
 PATHS = {"ready": "/v1/ready", "health": "/v1/health"}
 # What initd's server never sends (compact, ASCII-only JSON) and a probe does not echo: the

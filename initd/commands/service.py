@@ -15,9 +15,8 @@ import socket
 import threading
 from collections.abc import Sequence
 
-from initd import log, settings, users
-from initd.options import Parser
-from initd.service import server
+from initd import httpd, log, settings, users
+from initd.commands.options import Parser
 from initd.service.app import make_app
 from initd.service.core import HookService
 
@@ -54,14 +53,14 @@ def main(argv: Sequence[str]) -> int:
     if args.listen_fd is not None:
         sock = socket.socket(fileno=args.listen_fd)  # bound by the supervisor, for good
     else:
-        sock = server.bind(config.socket, agent.gid if agent is not None else None)
+        sock = httpd.bind(config.socket, agent.gid if agent is not None else None)
         if agent is not None and os.geteuid() == 0 and agent.uid != 0:
             # Run by hand as root for an agent: the service is the agent's, as under
             # initd (it writes the agent's files with the agent's rights, invariant 8).
             users.become(agent)
     link = None
     if args.channel_fd is not None:
-        from initd.service.channel import Channel
+        from initd.channel import Channel
         from initd.service.link import SupervisorLink
 
         link = SupervisorLink(Channel.from_fd(args.channel_fd), logger)
@@ -74,11 +73,11 @@ def main(argv: Sequence[str]) -> int:
         ctx = ctx._replace(root=link)  # run_as: root hooks: root runs them, not us
     service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,
                           command=args.agent_command)
-    httpd = server.UnixWSGIServer(sock, make_app(service))
+    server = httpd.UnixWSGIServer(sock, make_app(service))
 
     def stop(signum: int, frame: object) -> None:
         service.cancel()
-        threading.Thread(target=httpd.shutdown, daemon=True).start()
+        threading.Thread(target=server.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -87,11 +86,11 @@ def main(argv: Sequence[str]) -> int:
         link.ready()
     print(f"ready (socket: {config.socket})", flush=True)
     try:
-        httpd.serve_forever(poll_interval=0.2)
+        server.serve_forever(poll_interval=0.2)
     finally:
         service.close()
         if args.listen_fd is None:  # ours to remove; an inherited one is the supervisor's
-            httpd.server_close()
+            server.server_close()
             try:
                 os.unlink(config.socket)
             except OSError:

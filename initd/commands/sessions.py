@@ -10,8 +10,8 @@ import os
 from collections.abc import Sequence
 
 from initd import settings, statefile, users
+from initd.commands.options import Parser
 from initd.errors import InitdError
-from initd.options import Parser
 
 
 def sessions(argv: Sequence[str]) -> int:

@@ -24,14 +24,14 @@ from initd.settings import Settings
 
 if TYPE_CHECKING:
     from initd.events.trust import Trust
-    from initd.hooks.roothooks import RootHooks
+    from initd.supervisor.roothooks import RootHooks
 
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
 
 
 class RootRunner(Protocol):
     """Runs a ``run_as: root`` hook for a process that is not root: the hook service asks
-    the root supervisor, which runs its boot-time copy (hooks/roothooks.py)."""
+    the root supervisor, which runs its boot-time copy (supervisor/roothooks.py)."""
 
     def run_root_hook(self, hook: Hook, ctx: HookContext,
                       cancel: threading.Event | None) -> runner.Result: ...

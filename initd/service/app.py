@@ -15,8 +15,8 @@ from typing import Any
 from initd.agentfs import Unsafe
 from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
+from initd.httpd import REASONS
 from initd.service.core import Busy, HookService, hook_view
-from initd.service.server import REASONS
 
 SPEC = Path(__file__).with_name("openapi.yaml")
 Environ = dict[str, Any]

@@ -14,7 +14,6 @@ import os
 import threading
 from typing import Any
 
-from initd import probes
 from initd.errors import InitdError
 from initd.events import engine, setup
 from initd.events.engine import Engine
@@ -24,6 +23,7 @@ from initd.hooks.filehooks import Ran
 from initd.hooks.session import HookContext, run_one
 from initd.hooks.status import Status
 from initd.service.link import LinkDown, SupervisorLink
+from initd.supervisor import health
 
 
 class Busy(Exception):
@@ -107,7 +107,7 @@ class HookService:
         agent = self.link.state.get("agent")
         if self.link.down:
             return False, "initd's supervisor is gone: the container is stopping", agent
-        ready, why = probes.readiness(self.link.state)
+        ready, why = health.readiness(self.link.state)
         return ready, why, agent
 
     def _refresh_precommit(self, found: Found) -> None:

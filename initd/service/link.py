@@ -13,12 +13,12 @@ import os
 import threading
 from typing import Any
 
+from initd.channel import Channel, Message, ProtocolError
 from initd.errors import InitdError
 from initd.hooks import runner
 from initd.hooks.model import Hook
 from initd.hooks.session import HookContext, refuse
 from initd.log import Logger
-from initd.service.channel import Channel, Message, ProtocolError
 
 POLL = 0.1  # how often a waiting request looks at its cancel event
 
@@ -79,7 +79,7 @@ class SupervisorLink:
 
     def run_root_hook(self, hook: Hook, ctx: HookContext,
                       cancel: threading.Event | None) -> runner.Result:
-        """Root runs its boot-time copy of ``hook`` (hooks/roothooks.py), records and
+        """Root runs its boot-time copy of ``hook`` (supervisor/roothooks.py), records and
         logs it; a refusal or an unreachable supervisor is a failed result, never a skip."""
         try:
             reply = self.request("root-hook", cancel, hook=hook.id)

@@ -9,7 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from initd import log, options, settings
+from initd import log, settings
+from initd.commands import options
 from initd.hooks import session
 from initd.hooks.runner import Result
 

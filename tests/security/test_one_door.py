@@ -25,14 +25,14 @@ ALLOWED = {
     ("proc.py", "open"): (2, "/proc/<pid>/stat and /proc/<pid>/status: the kernel's"),
     ("settings.py", "open"): (1, "/etc/initd/initd.yaml (--config): the image's, root's"),
     ("service/app.py", ".read_text"): (1, "the OpenAPI document inside the package"),
-    ("service/server.py", "os.makedirs"): (1, "the socket's directory: /run/initd, root's; "
+    ("httpd.py", "os.makedirs"): (1, "the socket's directory: /run/initd, root's; "
                                               "not root, the user's own, checked after"),
-    ("service/server.py", "os.unlink"): (1, "a stale socket in /run/initd, root's; "
+    ("httpd.py", "os.unlink"): (1, "a stale socket in /run/initd, root's; "
                                             "unlink never follows a link"),
-    ("service/child.py", "os.unlink"): (1, "the control socket root bound, in /run/initd"),
+    ("supervisor/hookservice.py", "os.unlink"): (1, "the control socket root bound, in /run/initd"),
     ("commands/service.py", "os.unlink"): (1, "the socket the service bound itself, as "
                                               "itself (not root: root passes its fd)"),
-    ("hooks/roothooks.py", "shutil.rmtree"): (1, "root's own 0700 mkdtemp of hook copies"),
+    ("supervisor/roothooks.py", "shutil.rmtree"): (1, "root's own 0700 mkdtemp of hook copies"),
 }
 
 

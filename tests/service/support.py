@@ -9,7 +9,7 @@ from typing import Any
 
 import psutil
 
-from initd.service import client
+from initd.commands import client
 from tests.support.harness import wait_for
 
 INITD = [sys.executable, "-m", "initd"]

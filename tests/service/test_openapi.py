@@ -13,14 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi import checks as oc
 
 from initd import log, proc
-from initd.backoff import Backoff
+from initd.channel import Channel
 from initd.service.app import make_app
-from initd.service.channel import Channel
 from initd.service.core import HookService
 from initd.service.link import SupervisorLink
 from initd.settings import Restart
-from initd.supervised import Supervised
-from initd.supervisor import describe
+from initd.supervisor.backoff import Backoff
+from initd.supervisor.boot import describe
+from initd.supervisor.supervised import Supervised
 from tests.hooks.support import checker, forget_session, git_repo, hook_context
 from tests.support.harness import wait_for
 

@@ -38,7 +38,7 @@ def test_a_relative_workspace_is_the_same_place_for_the_service(initd, ws) -> No
     checker(repo, "10-a.sh", "*.a", "BAD")
     (repo / "x.a").write_text("BAD\n")
     settle()
-    probe = ("import json; from initd.service import client; "
+    probe = ("import json; from initd.commands import client; "
              "print(json.dumps(client.call('POST', '/v1/turn', {'trigger': 'user'})[1]))")
     relative = ["--workspace", repo.name, *args(repo, sid, sock)[2:]]
     init = initd([*relative, sys.executable, "-c", probe], cwd=str(repo.parent))
@@ -51,7 +51,7 @@ def test_the_agent_reaches_the_api_through_initd_socket(initd, ws) -> None:
     checker(repo, "10-a.sh", "*.a", "BAD")
     (repo / "x.a").write_text("BAD\n")
     settle()
-    probe = ("import json, os; from initd.service import client; "
+    probe = ("import json, os; from initd.commands import client; "
              "print(os.environ['INITD_SOCKET']); "
              "print(json.dumps(client.call('POST', '/v1/turn', {'trigger': 'user'})[1]))")
     init = initd(args(repo, sid, sock, sys.executable, "-c", probe))

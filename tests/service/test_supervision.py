@@ -327,7 +327,7 @@ def test_initd_without_a_user_runs_root_hooks_itself(ws) -> None:
     add_hook(repo / ".discobot" / "hooks", "10-root.sh", ID_HOOK, type="file",
              pattern="*.r", run_as="root")
     (repo / "a.r").write_text("1\n")
-    probe = ("import json; from initd.service import client; "
+    probe = ("import json; from initd.commands import client; "
              "print(json.dumps(client.call('POST', '/v1/turn', {})[1]['results']))")
     init = run(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
                 str(repo / "none"), "--", PY, "-c", probe])
@@ -456,13 +456,14 @@ def test_a_fork_failure_while_the_service_restarts_never_takes_the_agent_down(
 NO_THREAD = """
 import sys, threading
 from pathlib import Path
-from initd import log, readiness
+from initd import log
+from initd.supervisor import readiness
 from initd.hooks import session
 from initd.hooks.model import Hook
 from initd import proc
-from initd.backoff import Backoff
+from initd.supervisor.backoff import Backoff
 from initd.settings import Restart
-from initd.supervised import Supervised
+from initd.supervisor.supervised import Supervised
 from tests.hooks.support import hook_context
 
 cgroup, workspace, sid = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]

@@ -10,8 +10,8 @@ import socket
 import time
 from typing import Any
 
+from initd.commands import client
 from initd.errors import InitdError
-from initd.service import client
 
 PIDFD_GETFD = 438  # x86_64 and arm64 alike
 

@@ -18,7 +18,7 @@ import threading
 import time
 
 from initd import pid1, proc
-from initd.sigchan import SignalChannel
+from initd.supervisor.sigchan import SignalChannel
 
 
 def failing_runs(n: int) -> int:

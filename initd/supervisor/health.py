@@ -16,8 +16,8 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from initd import httpd
 from initd.errors import InitdError
-from initd.service import server
 
 PATHS = frozenset(("/healthz", "/readyz"))
 
@@ -26,16 +26,16 @@ class Probes:
     def __init__(self, port: int) -> None:
         self.state: dict[str, Any] = {"initd": {"phase": "starting"}, "agent": None}
         try:
-            listener = socket.create_server(("", port), backlog=server.BACKLOG,
+            listener = socket.create_server(("", port), backlog=httpd.BACKLOG,
                                             family=socket.AF_INET6, dualstack_ipv6=True)
         except OSError:  # no IPv6 here: IPv4 alone
             try:
-                listener = socket.create_server(("", port), backlog=server.BACKLOG)
+                listener = socket.create_server(("", port), backlog=httpd.BACKLOG)
             except OSError as err:
                 raise InitdError(f"cannot serve probes on port {port}: {err.strerror} "
                                  "(--health-port/INITD_HEALTH_PORT)") from None
         self.port = listener.getsockname()[1]
-        self.httpd = server.UnixWSGIServer(listener, self.app, quick=PATHS)
+        self.httpd = httpd.UnixWSGIServer(listener, self.app, quick=PATHS)
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="probes",
                                        daemon=True)
         self.thread.start()
@@ -56,7 +56,7 @@ class Probes:
         else:
             code, body = 404, {"error": f"no {path}: /healthz and /readyz are served here"}
         payload = json.dumps(body).encode()
-        start_response(f"{code} {server.REASONS[code]}", [("Content-Type", "application/json"),
+        start_response(f"{code} {httpd.REASONS[code]}", [("Content-Type", "application/json"),
                         ("Content-Length", str(len(payload)))])
         return [payload]
 

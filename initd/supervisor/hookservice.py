@@ -4,7 +4,7 @@ and what it may ask of root.
 Each start gets a new socketpair (channel.py). The service says ``ready`` on it once it
 serves; the supervisor pushes the agent's state there whenever it changes. Requests run
 in worker threads, so the supervisor's loop keeps forwarding signals meanwhile:
-``root-hook`` runs root's boot-time copy of a ``run_as: root`` hook (hooks/roothooks.py),
+``root-hook`` runs root's boot-time copy of a ``run_as: root`` hook (supervisor/roothooks.py),
 ``precommit`` rewrites the managed chain from the hooks as they are now, in a short-lived
 ``initd precommit install`` run as the repository's owner.
 
@@ -29,19 +29,19 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from initd import proc
-from initd.backoff import Backoff
+from initd.channel import Channel, Message, ProtocolError, close_fd
 from initd.errors import shown
 from initd.hooks import model, runner
 from initd.log import Logger
-from initd.service.channel import Channel, Message, ProtocolError, close_fd
 from initd.settings import Restart
-from initd.sigchan import SignalChannel
-from initd.supervised import Supervised
+from initd.supervisor.backoff import Backoff
+from initd.supervisor.sigchan import SignalChannel
+from initd.supervisor.supervised import Supervised
 
 if TYPE_CHECKING:  # (root's copies pull in the file-hook engine and its globs: ~10 ms
     # of every boot with a service, for what only run_as: root hooks need)
-    from initd.hooks.roothooks import RootHooks
     from initd.hooks.session import HookContext
+    from initd.supervisor.roothooks import RootHooks
 
 MAX_REQUESTS = 4  # root-hook and precommit requests running at once; more: "busy"
 PRECOMMIT_TIMEOUT = 60.0

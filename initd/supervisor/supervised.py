@@ -7,16 +7,16 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from initd import proc
-from initd.backoff import Backoff
 from initd.errors import InitdError
 from initd.log import Logger
 from initd.pid1 import write_line
 from initd.settings import Restart
-from initd.states import State
+from initd.supervisor.backoff import Backoff
+from initd.supervisor.states import State
 
 if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
-    from initd import readiness
-    from initd.sigchan import SignalChannel
+    from initd.supervisor import readiness
+    from initd.supervisor.sigchan import SignalChannel
 
 
 class Supervised:
@@ -80,7 +80,7 @@ class Supervised:
         self.spawned(self.child)
         self.log.info("started", pid=self.child.pid, argv=list(spec.argv))
         if self.ready_check is not None:
-            from initd import readiness
+            from initd.supervisor import readiness
 
             try:
                 self.probe = readiness.Probe(self.ready_check)

@@ -15,21 +15,22 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from initd import __version__, agentfs, log, options, paths, pid1, proc, settings, users
-from initd.backoff import Backoff
+from initd import __version__, agentfs, log, paths, pid1, proc, settings, users
+from initd.commands import options
 from initd.errors import InitdError, shown
-from initd.sigchan import SignalChannel
-from initd.supervised import Supervised
+from initd.supervisor.backoff import Backoff
+from initd.supervisor.sigchan import SignalChannel
+from initd.supervisor.supervised import Supervised
 
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
 if TYPE_CHECKING:
     from initd.hooks import precommit
     from initd.hooks.model import Hook
-    from initd.hooks.roothooks import RootHooks
     from initd.hooks.session import Background, HookContext
-    from initd.probes import Probes
-    from initd.service.child import ServiceChild
+    from initd.supervisor.health import Probes
+    from initd.supervisor.hookservice import ServiceChild
+    from initd.supervisor.roothooks import RootHooks
 
 
 
@@ -134,7 +135,7 @@ def root_copies(hooks: tuple[Hook, ...], account: users.Account | None) -> RootH
         return None  # no privilege boundary to guard
     if not any(hook.run_as == "root" for hook in hooks):
         return None
-    from initd.hooks.roothooks import RootHooks
+    from initd.supervisor.roothooks import RootHooks
 
     return RootHooks(hooks)
 
@@ -236,16 +237,16 @@ def start_service(config: settings.Settings, account: users.Account | None,
                   signals: SignalChannel, logger: log.Logger) -> ServiceChild | None:
     """The hook service as a supervised child, as the agent user, on the socket root binds
     here; waits (bounded) until it serves. Root runs its run_as: root hooks for it, from
-    the copies taken at boot (hooks/roothooks.py). It starts isolated (invariant 8):
+    the copies taken at boot (supervisor/roothooks.py). It starts isolated (invariant 8):
     ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
     ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
     import json
 
-    from initd.service import server
-    from initd.service.child import ServiceChild
+    from initd import httpd
+    from initd.supervisor.hookservice import ServiceChild
 
     try:
-        listener = server.bind(config.socket, account.gid if account is not None else None)
+        listener = httpd.bind(config.socket, account.gid if account is not None else None)
     except InitdError as err:
         if config.service:  # asked for by name: initd's own error
             raise
@@ -316,7 +317,7 @@ def agent_readiness(config: settings.Settings) -> dict[str, Any]:
     """How the agent's readiness is judged: its URL, its port, or (no check) at once."""
     if config.ready_url is None and config.ready_port is None:
         return {}
-    from initd import readiness  # sockets, threads, urllib: only when there is a check
+    from initd.supervisor import readiness  # sockets, threads, urllib: only when there is a check
 
     if config.ready_url is not None:
         return {"ready_check": readiness.url_check(config.ready_url),
@@ -343,7 +344,7 @@ def tell(state: dict[str, Any], service: ServiceChild | None, probes: Probes | N
 def start_probes(config: settings.Settings) -> Probes | None:
     if config.health_port is None:
         return None
-    from initd.probes import Probes
+    from initd.supervisor.health import Probes
 
     return Probes(config.health_port)
 
