@@ -8,8 +8,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from initd.events import actions, model
+from initd.events import actions
 from initd.events.actions import ActionResult, Call
+from initd.hooks import kinds
 from initd.log import Logger
 
 
@@ -23,7 +24,7 @@ def attempts(call: Call) -> ActionResult:
                  else 0)
     # Exit 2 is a decision only where the event can be blocked; elsewhere (an iteration's
     # end, a stage's) it is a failure like any other, and retried like one (seed 004).
-    event = model.resolve(call.event)
+    event = kinds.resolve(call.event)
     decided = event is not None and event.blockable
     for attempt in range(tries):
         result = actions.run(call)

@@ -30,16 +30,18 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from initd.events import model, templates
+from initd.events import templates
 from initd.events.actions import ActionResult, Call
 from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
 from initd.events.dialects import Cache
 from initd.events.filters import applies, files_for
-from initd.events.model import Event, EventHook
+from initd.events.model import EventHook
 from initd.events.sessions import Sessions
 from initd.events.setup import Setup
 from initd.events.trust import for_event_hook
+from initd.hooks import kinds
+from initd.hooks.kinds import Event
 from initd.hooks.status import now_iso
 
 BACKGROUND_LIMIT = 16  # fire-and-forget actions running at once; more are refused
@@ -73,9 +75,9 @@ class Engine:
 
     def fire(self, name: str, payload: dict[str, Any],
              cancel: threading.Event | None = None) -> Outcome:
-        event = model.resolve(name)
+        event = kinds.resolve(name)
         if event is None:
-            raise UnknownEvent(f"no event {name!r} (known: {model.known()})")
+            raise UnknownEvent(f"no event {name!r} (known: {kinds.known()})")
         found = self.cache.get()
         hooks = [h for h in found.hooks if h.event == event.name]
         table = variables(event, payload, self.setup)
@@ -148,7 +150,7 @@ class Engine:
         level = self.setup.log.info if result.status == "ok" else self.setup.log.warning
         level("background hook done", hook=call.hook.where, status=result.status,
               exit_code=result.exit_code, error=result.error)
-        state = _State(model.BY_NAME[call.event])
+        state = _State(kinds.BY_NAME[call.event])
         state.record(call.hook, result, state.event)
         outcome = Outcome(call.event, False, None, None, None, False, state.results)
         self._record(lambda sessions: sessions.end(None, outcome.as_json(), call.payload))
@@ -277,7 +279,7 @@ def variables(event: Event, payload: dict[str, Any], setup: Setup) -> dict[str, 
                              "WORKSPACE": setup.workspace, "TIMESTAMP": now_iso(),
                              "LAST_HOOK_STATUS": "", "HOOK_RESPONSE": "", "SPAWN_OUTPUT": ""}
     for key, value in payload.items():
-        name = re.sub(r"\W", "_", model.snake(str(key))).upper()
+        name = re.sub(r"\W", "_", kinds.snake(str(key))).upper()
         if name and not name[0].isdigit() and name not in OWN:
             table[name] = value
     return table

@@ -12,8 +12,9 @@ import re
 from typing import Any, NamedTuple
 
 from initd.errors import shown
+from initd.hooks import kinds
+from initd.hooks.kinds import TYPES
 
-TYPES = ("session", "file", "pre-commit")
 DEFAULT_TIMEOUT = {"session": 300.0, "file": 900.0, "pre-commit": 900.0}
 EVENT_TIMEOUT = 60.0  # a hook whose type names a lifecycle event (Claude Code's, AutoAgent's)
 KNOWN_KEYS = frozenset({"name", "type", "description", "run_as", "pattern", "notify_llm",
@@ -63,14 +64,10 @@ def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> H
     kind = str(_text(fields, "type", required=True))
     event = None
     if kind not in TYPES:
-        # The events' table only for a hook that names one: every boot reads hook files,
-        # and a plain session hook should not pay for it.
-        from initd.events import model as events
-
-        event = events.resolve(kind)
+        event = kinds.resolve(kind)
         if event is None:
             raise HookError(f"type: expected one of {', '.join(TYPES)} or an event "
-                            f"({events.known()}), got {shown(kind)}")
+                            f"({kinds.known()}), got {shown(kind)}")
     known = KNOWN_KEYS | EVENT_KEYS if event is not None else KNOWN_KEYS
     warnings = [f"unknown key {shown(key, 40)} ignored (known: {', '.join(sorted(known))})"
                 for key in fields if key not in known]

@@ -77,7 +77,7 @@ hooks:
     path = ws / ".iteratr.hooks.yml"
     assert errors(found) == [
         f"{path}: hooks.pre_iteraton: unknown event 'pre_iteraton' (known: "
-        + ", ".join(e.name for e in __import__("initd.events.model", fromlist=["EVENTS"])
+        + ", ".join(e.name for e in __import__("initd.hooks.kinds", fromlist=["EVENTS"])
                     .EVENTS) + ", or an alias of one)",
         f"{path}: hooks.post_iteration[0].command: required"]
     assert found.hooks[2].warnings == ("hooks.post_iteration[1]: unknown key 'pipe_output' "
@@ -171,7 +171,7 @@ tool_name = 3
 
 
 def _known() -> str:
-    from initd.events import model
+    from initd.hooks import kinds as model
 
     return model.known()
 

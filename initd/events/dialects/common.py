@@ -10,6 +10,7 @@ from typing import Any
 
 from initd.errors import shown
 from initd.events import conditions, model
+from initd.hooks import kinds
 
 
 class LoadError(ValueError):
@@ -152,12 +153,12 @@ class Fields:
                      if name not in self.used)
 
 
-def event_of(name: object, source: str, key: str) -> model.Event:
+def event_of(name: object, source: str, key: str) -> kinds.Event:
     """The event a config names; an unknown name is an error where it is written."""
-    event = model.resolve(name) if isinstance(name, str) else None
+    event = kinds.resolve(name) if isinstance(name, str) else None
     if event is None:
         raise LoadError(f"{source}: {key}: unknown event {_short(name)} (known: "
-                        f"{model.known()}, or an alias of one)")
+                        f"{kinds.known()}, or an alias of one)")
     return event
 
 
@@ -178,7 +179,7 @@ class Collected:
         self.problems.append((path, str(err), "error"))
 
     def events(self, path: str, hooks: object, what: str, single: bool = False
-               ) -> Iterator[tuple[model.Event, str, list[Any]]]:
+               ) -> Iterator[tuple[kinds.Event, str, list[Any]]]:
         """(event, key, its list) for each entry of a ``hooks`` mapping; an unknown event,
         or a value that is not a list (one entry may stand alone, with ``single``), is
         that entry's problem and the others go on."""
