@@ -23,7 +23,7 @@ import psutil
 
 from initd import log, settings
 from initd.commands import client, options
-from initd.hooks import discovery, filehooks, session
+from initd.hooks import context, discovery, filehooks
 
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
@@ -64,7 +64,7 @@ def evaluation(repo: Path) -> None:
     sid = "bench-eval"
     flags = options.parse(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
                            str(repo / "none"), "--", "true"])
-    ctx = session.context(settings.load(flags, {}), None, log.get(), sid)
+    ctx = context.make(settings.load(flags, {}), None, log.get(), sid)
     hooks = discovery.for_workspace(str(repo), str(repo / "none")).hooks
     touched = 0
     for dirty in (10, 100, 1000):

@@ -1,5 +1,6 @@
-"""Where initd's control socket is by default, and the workspace's hook directory:
-standard library ``os`` only, because every exec probe (``initd ready``, every few
+"""Every place initd keeps or reads on disk by default: the control socket, the image's
+config and hooks, the trust store, the state in the agent's home, the workspace's hook
+directory. Standard library ``os`` only, because every exec probe (``initd ready``, every few
 seconds in every pod) imports it, and so does every boot."""
 
 from __future__ import annotations
@@ -8,11 +9,15 @@ import os
 from collections.abc import Mapping
 
 DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
+DEFAULT_CONFIG = "/etc/initd/initd.yaml"
+DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
+DEFAULT_TRUST_FILE = "/var/lib/initd/trust.json"  # root's: the agent cannot approve its hooks
+STATE = ".discobot"  # initd's state, in the agent user's home: ~/.discobot/<session>/...
 
 
 def workspace_hooks(workspace: str) -> str:
     """The workspace's hook directory (the image's is --hooks-dir)."""
-    return os.path.join(workspace, ".discobot", "hooks")
+    return os.path.join(workspace, STATE, "hooks")
 
 
 def default_socket(environ: Mapping[str, str] = os.environ) -> str:

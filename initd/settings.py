@@ -15,13 +15,16 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from initd.errors import InitdError, shown
-from initd.paths import DEFAULT_SOCKET, default_socket
+from initd.paths import (
+    DEFAULT_CONFIG,
+    DEFAULT_HOOKS_DIR,
+    DEFAULT_SOCKET,
+    DEFAULT_TRUST_FILE,
+    default_socket,
+)
 
-DEFAULT_CONFIG = "/etc/initd/initd.yaml"
-DEFAULT_HOOKS_DIR = "/etc/initd/hooks.d"  # the image's own hooks, run before the workspace's
 SOCKET_HELP = (f"default {DEFAULT_SOCKET} as root, else $XDG_RUNTIME_DIR/initd.sock or "
                "/tmp/initd-UID/initd.sock")
-DEFAULT_TRUST_FILE = "/var/lib/initd/trust.json"  # root's: the agent cannot approve its hooks
 ALWAYS_SECRET = ("DISCOBOT_SECRET",)  # removed from every hook's environment, whatever else
 
 

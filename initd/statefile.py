@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from initd import paths
 from initd.agentfs import Dir, Place, Unsafe
 
 Data = dict[str, Any]
@@ -34,7 +35,7 @@ def root(home: str, state_dir: str | None, owner: tuple[int, int] | None = None)
     through a link)."""
     if state_dir:
         return Place(state_dir, (), owner)
-    return Place(home, (".discobot",), owner)
+    return Place(home, (paths.STATE,), owner)
 
 
 class StateFile:

@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from initd import log, settings, users
+from initd import log, paths, settings, users
 from initd.commands.options import Parser
 from initd.errors import InitdError, UsageError, one_line, shown
 from initd.hooks import discovery, model
@@ -30,7 +30,7 @@ def parser() -> Parser:
     common = Parser(add_help=False)
     common.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
     common.add_argument("--hooks-dir", metavar="DIR", help="the image's hook directory "
-                        f"(INITD_HOOKS_DIR; default {settings.DEFAULT_HOOKS_DIR})")
+                        f"(INITD_HOOKS_DIR; default {paths.DEFAULT_HOOKS_DIR})")
     common.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")
     common.add_argument("--user", metavar="NAME", help="the agent user: whose config files "
                         "(~/.config/nyzhi, ~/.autoagent, …) count, and who run_as: user "
@@ -49,7 +49,7 @@ def parser() -> Parser:
     trust = verbs.add_parser("trust", parents=[common], help="approve the workspace's "
                              "hooks, as they are now (for --trust / INITD_TRUST=1)")
     trust.add_argument("--trust-file", metavar="PATH", help="(INITD_TRUST_FILE; default "
-                       f"{settings.DEFAULT_TRUST_FILE})")
+                       f"{paths.DEFAULT_TRUST_FILE})")
     return p
 
 
@@ -156,7 +156,8 @@ def check(found: discovery.Found, events: Collected) -> int:
 
 def trust(found: discovery.Found, events: Collected, config: settings.Settings) -> int:
     """Record the content hash of every hook the workspace defines, as it is now."""
-    from initd.events.trust import Trust, workspace_entries
+    from initd.events.trust import workspace_entries
+    from initd.hooks.trust import Trust
 
     store = Trust(config.trust_file, enforce=True, image_dir=config.hooks_dir)
     entries = workspace_entries(found.hooks, events.hooks, config.hooks_dir)
@@ -180,13 +181,13 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
             raise UsageError(f"hook {shown(name)} is broken: {broken[0]}")
         known = ", ".join(hook.id for hook in found.hooks) or "none"
         raise UsageError(f"no hook {shown(name)} (known: {known}; see initd hooks list)")
-    from initd.hooks import session  # status store, threads: only for running one
+    from initd.hooks import context, run  # status store, threads: only for running one
 
     log.configure(config.verbose, config.log_format)
     agent = users.agent(config.user)
-    ctx = session.context(config, agent, log.get(logger="hooks"))
+    ctx = context.make(config, agent, log.get(logger="hooks"))
     try:
-        result = session.run_one(matches[0], ctx, echo=lambda line: print(line, flush=True))
+        result = run.run_one(matches[0], ctx, echo=lambda line: print(line, flush=True))
     except OSError as err:
         raise InitdError(f"cannot run hook {name!r}: {err}") from None
     return result.exit_code  # a failure was logged with its exit code and log path

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from initd import __version__, settings
+from initd import __version__, paths, settings
 from initd.errors import UsageError
 
 USAGE = "initd [OPTIONS] -- CMD [ARGS...]\n       initd VERB [ARGS...]  (initd VERB --help)"
@@ -84,13 +84,13 @@ def parser() -> Parser:
         help="load variables from a .env file, never overriding the real environment; "
              "repeatable (INITD_ENV_FILE, ':'-separated)")
     add("--config", metavar="PATH", help="config file (INITD_CONFIG; default "
-        f"{settings.DEFAULT_CONFIG})")
+        f"{paths.DEFAULT_CONFIG})")
     add("--session-id", metavar="ID", type=typed(settings.session_ident), help="session "
         "id: status lives in ~/.discobot/ID/hooks (INITD_SESSION_ID, SESSION_ID; default: "
         "generated)")
     add("--hooks-dir", metavar="DIR", type=typed(settings.path), help="the image's hook "
         f"directory, run before the workspace's (INITD_HOOKS_DIR; default "
-        f"{settings.DEFAULT_HOOKS_DIR})")
+        f"{paths.DEFAULT_HOOKS_DIR})")
     add("--secret", metavar="NAME", action="append", help="an environment variable no "
         "hook may see; repeatable (INITD_SECRETS; default DISCOBOT_SECRET)")
     add("--state-dir", metavar="DIR", type=typed(settings.path), help="where hook status, "
@@ -115,7 +115,7 @@ def parser() -> Parser:
     add("--trust", dest="trust", action="store_const", const=True, help="run a workspace "
         "hook only once its content is approved by initd hooks trust (INITD_TRUST=1)")
     add("--trust-file", metavar="PATH", type=typed(settings.path), help="the approvals "
-        f"(INITD_TRUST_FILE; default {settings.DEFAULT_TRUST_FILE})")
+        f"(INITD_TRUST_FILE; default {paths.DEFAULT_TRUST_FILE})")
     add("--no-precommit", dest="precommit", action="store_const", const=False,
         help="do not install the managed git pre-commit chain (INITD_PRECOMMIT=0)")
     add("-v", "--verbose", action="count",

@@ -56,10 +56,10 @@ def main(argv: Sequence[str]) -> int:
     if args.verb == "uninstall":
         print(precommit.uninstall(repo))
         return 0
-    from initd.hooks import session
+    from initd.hooks import context
 
     hooks = discovery.for_workspace(config.workspace, config.hooks_dir).hooks
-    sid = session.session_id(config, log.get())
+    sid = context.session_id(config.session_id, log.get())
     print(precommit.install(repo, hooks, session_id=sid, secrets=config.secret))
     if agent is not None:
         try:
@@ -75,7 +75,7 @@ def main(argv: Sequence[str]) -> int:
 def run(config: settings.Settings, ids: Sequence[str]) -> int:
     """Each hook in turn, as the committing user; the first failure ends it, its output
     on stderr for whoever ran ``git commit``."""
-    from initd.hooks import session
+    from initd.hooks import context, run
 
     log.configure(-1, config.log_format)  # git's output is for the person: ours is below
     found = discovery.for_workspace(config.workspace, config.hooks_dir)
@@ -85,10 +85,10 @@ def run(config: settings.Settings, ids: Sequence[str]) -> int:
         raise UsageError(f"no pre-commit hook {', '.join(map(repr, missing))} in "
                          f"{paths.workspace_hooks(config.workspace)} (hooks changed since "
                          "the chain was installed? run: initd precommit install)")
-    ctx = session.context(config, None, log.get(logger="precommit"))
+    ctx = context.make(config, None, log.get(logger="precommit"))
     for hook_id in ids:
         hook = by_id[hook_id]
-        result = session.run_one(hook, ctx, echo=lambda line: None)
+        result = run.run_one(hook, ctx, echo=lambda line: None)
         if not result.ok:
             sys.stderr.write(result.output())
             reason = "timed out" if result.timed_out else f"failed with exit code " \

@@ -47,7 +47,7 @@ def main(argv: Sequence[str]) -> int:
     config = settings.load(args, os.environ)
     log.configure(config.verbose, config.log_format)
     logger = log.get(logger="service")
-    from initd.hooks import session
+    from initd.hooks import context, recovery
 
     agent = users.agent(config.user)
     if args.listen_fd is not None:
@@ -66,7 +66,7 @@ def main(argv: Sequence[str]) -> int:
         link = SupervisorLink(Channel.from_fd(args.channel_fd), logger)
     # Hooks a dead runner left "running" (a crash of an earlier service, say) are
     # recovered; under initd the supervisor has usually done it already.
-    ctx = session.context(config, agent, logger, recover=session.runner_gone)
+    ctx = context.make(config, agent, logger, recover=recovery.runner_gone)
     if ctx.state_problem is not None:  # under initd, its supervisor said it at boot
         (logger.debug if link is not None else logger.warning)(ctx.state_problem)
     if link is not None and os.geteuid() != 0:

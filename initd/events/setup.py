@@ -12,8 +12,8 @@ from initd.users import Account
 
 if TYPE_CHECKING:
     from initd.events.engine import Engine
-    from initd.events.trust import Trust
-    from initd.hooks.session import HookContext
+    from initd.hooks.context import HookContext
+    from initd.hooks.trust import Trust
 
 
 class Setup(NamedTuple):

@@ -26,9 +26,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from initd.hooks import changes, patterns
+from initd.hooks.context import HookContext
 from initd.hooks.model import Hook
+from initd.hooks.run import run_one
 from initd.hooks.runner import Result
-from initd.hooks.session import HookContext, run_one
 from initd.hooks.status import Status, StatusStore, now_iso
 
 NONE, REPROMPT, STOPPED, CANCELLED = "none", "reprompt", "stopped", "cancelled"

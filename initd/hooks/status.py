@@ -234,7 +234,7 @@ def _entry(status: Status, hook: Hook) -> dict[str, Any]:
 
 class MemoryStore(StatusStore):
     """The store when the state directory cannot be written (a ``--read-only`` root, a
-    volume the agent cannot write: ``session.prepare_state`` says why): status.json lives
+    volume the agent cannot write: ``context.prepare_state`` says why): status.json lives
     in this process's memory for its life, each hook's log is what memory kept of its
     output (head and tail), the changed-files lists go to the temp directory. Turns,
     reruns and pending hooks work as usual; a restart forgets them."""

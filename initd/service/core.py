@@ -18,9 +18,10 @@ from initd.errors import InitdError
 from initd.events import engine, setup
 from initd.events.engine import Engine
 from initd.hooks import discovery, filehooks, message, model, precommit
+from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
-from initd.hooks.session import HookContext, run_one
+from initd.hooks.run import run_one
 from initd.hooks.status import Status
 from initd.service.link import LinkDown, SupervisorLink
 from initd.supervisor import health

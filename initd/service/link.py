@@ -16,8 +16,9 @@ from typing import Any
 from initd.channel import Channel, Message, ProtocolError
 from initd.errors import InitdError
 from initd.hooks import runner
+from initd.hooks.context import HookContext
 from initd.hooks.model import Hook
-from initd.hooks.session import HookContext, refuse
+from initd.hooks.run import refuse
 from initd.log import Logger
 
 POLL = 0.1  # how often a waiting request looks at its cancel event

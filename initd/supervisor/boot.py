@@ -26,8 +26,9 @@ from initd.supervisor.supervised import Supervised
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
 if TYPE_CHECKING:
     from initd.hooks import precommit
+    from initd.hooks.context import HookContext
     from initd.hooks.model import Hook
-    from initd.hooks.session import Background, HookContext
+    from initd.hooks.phase import BackgroundHooks
     from initd.supervisor.health import Probes
     from initd.supervisor.hookservice import ServiceChild
     from initd.supervisor.roothooks import RootHooks
@@ -84,7 +85,7 @@ def boot(flags: argparse.Namespace) -> int:
 
 
 def run_agent(config: settings.Settings, account: users.Account | None,
-              service: ServiceChild | None, background: Background | None,
+              service: ServiceChild | None, background: BackgroundHooks | None,
               signals: SignalChannel, logger: log.Logger, probes: Probes | None = None
               ) -> int:
     """5b-7: the agent, supervised until it ends or initd is told to stop."""
@@ -178,24 +179,24 @@ def hook_context(config: settings.Settings, account: users.Account | None,
     """Where hooks keep their state, for this session, made for the agent (said once
     when it cannot be written: a --read-only root); hooks a crash left "running" are
     recovered first (nothing of initd's runs yet)."""
-    from initd.hooks import session as sessions  # status, json, threads: on demand
+    from initd.hooks import context, recovery  # status, json, threads: on demand
 
-    ctx = sessions.context(config, account, logger, sessions.session_id(config, logger),
-                           recover=sessions.any_runner)
+    ctx = context.make(config, account, logger, context.session_id(config.session_id, logger),
+                       recover=recovery.any_runner)
     if ctx.state_problem is not None:
         logger.warning(ctx.state_problem, state_dir=ctx.state.path)
     return ctx
 
 
 def session_hooks(hooks: tuple[Hook, ...], ctx: HookContext | None, signals: SignalChannel,
-                  logger: log.Logger) -> Background | None:
+                  logger: log.Logger) -> BackgroundHooks | None:
     """Run the session hooks; failures are logged and recorded, never fatal."""
     if ctx is None or not any(hook.type == "session" for hook in hooks):
         return None
-    from initd.hooks import session as sessions
+    from initd.hooks import phase
 
     with log.phase(logger, "session hooks"):
-        return sessions.run_session_hooks(hooks, ctx, cancel=signals.stop)
+        return phase.run_session_hooks(hooks, ctx, cancel=signals.stop)
 
 
 def wants_precommit(config: settings.Settings) -> bool:

@@ -40,7 +40,7 @@ from initd.supervisor.supervised import Supervised
 
 if TYPE_CHECKING:  # (root's copies pull in the file-hook engine and its globs: ~10 ms
     # of every boot with a service, for what only run_as: root hooks need)
-    from initd.hooks.session import HookContext
+    from initd.hooks.context import HookContext
     from initd.supervisor.roothooks import RootHooks
 
 MAX_REQUESTS = 4  # root-hook and precommit requests running at once; more: "busy"

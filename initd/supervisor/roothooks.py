@@ -23,20 +23,14 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from initd import agentfs
 from initd.hooks import discovery, filehooks, runner
+from initd.hooks.context import HookContext, Snapshot
 from initd.hooks.model import Hook
-from initd.hooks.session import ROOT_TYPES, HookContext, refuse, run_one
+from initd.hooks.run import ROOT_TYPES, refuse, run_one
 
 SNAPSHOT_LIMIT = 2**20  # a hook script over 1 MiB is not copied (and not run as root)
-
-
-class Snapshot(NamedTuple):
-    hook: Hook  # as discovered at boot, its path pointing at the copy
-    original: str  # where the hook lives in the workspace (or the image)
-    content: bytes  # what it said at boot: what runs, and what --trust judges
 
 
 class RootHooks:

@@ -13,7 +13,7 @@ import pytest
 
 from initd import statefile
 from initd.events import sessions
-from initd.events.trust import Trust, for_script
+from initd.hooks.trust import Trust, for_script
 from tests.events.support import Workspace
 from tests.hooks.support import ROOT_HOME, add_hook
 from tests.support.harness import wait_for

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from initd import log, settings
 from initd.commands import options
-from initd.hooks import session
+from initd.hooks import context
 from initd.hooks.runner import Result
 
 ROOT_HOME = os.environ["HOME"]  # the run's own (tests/conftest.py): hooks as the tests' user
@@ -48,11 +48,11 @@ def git_repo(path: Path, identity: bool = True) -> Path:
     return path
 
 
-def hook_context(workspace: Path, sid: str) -> session.HookContext:
+def hook_context(workspace: Path, sid: str) -> context.HookContext:
     """A HookContext for ``workspace`` as initd would build it (no image hooks)."""
     flags = options.parse(["--workspace", str(workspace), "--session-id", sid, "--hooks-dir",
                            str(workspace / "no-image"), "--", "true"])
-    return session.context(settings.load(flags, {}), None, log.get(), sid)
+    return context.make(settings.load(flags, {}), None, log.get(), sid)
 
 
 def forget_session(sid: str, *homes: str) -> None:

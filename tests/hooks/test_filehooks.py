@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from initd.hooks import discovery, filehooks, message, session
+from initd.hooks import context, discovery, filehooks, message
 from initd.hooks.model import Hook
 from tests.hooks.support import (
     add_hook,
@@ -36,7 +36,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ctx(repo: Path) -> Iterator[session.HookContext]:
+def ctx(repo: Path) -> Iterator[context.HookContext]:
     sid = f"fh-{uuid.uuid4().hex[:8]}"
     yield hook_context(repo, sid)
     forget_session(sid)

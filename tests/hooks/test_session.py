@@ -94,7 +94,7 @@ def test_order_image_first_then_file_names_all_before_the_agent(workspace: Path,
 
 def test_every_result_is_written_before_the_agent_starts(initd, workspace: Path,
                                                          tmp_path: Path) -> None:
-    """Results are written while the next hook runs (session.Recorder), and all of them
+    """Results are written while the next hook runs (phase.Recorder), and all of them
     before the agent starts. Ordered, not timed: the test holds status.json's lock, so
     no result can be written; the hooks all run, and the agent still waits until the
     lock is let go; then it finds every result, in the order the hooks ran."""

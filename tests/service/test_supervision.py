@@ -458,7 +458,7 @@ import sys, threading
 from pathlib import Path
 from initd import log
 from initd.supervisor import readiness
-from initd.hooks import session
+from initd.hooks import phase
 from initd.hooks.model import Hook
 from initd import proc
 from initd.supervisor.backoff import Backoff
@@ -478,7 +478,7 @@ try:
     sys.exit(3)
 except RuntimeError:
     pass
-background = session.Background([hook], ctx)  # no thread: run now (its fork fails too)
+background = phase.BackgroundHooks([hook], ctx)  # no thread: run now (its fork fails too)
 background.stop()
 agent = Supervised("agent", proc.Spec(argv=("sleep", "60"), env={}, cwd="/"),
                    Restart.NEVER, Backoff(0, 60.0), 1.0, log.get(), ready_check=lambda: True)

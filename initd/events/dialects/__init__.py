@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from initd import paths
 from initd.events.dialects import autoagent, discobot, iteratr, nyzhi, pipelines
 from initd.events.dialects.common import Collected
 
@@ -31,7 +32,7 @@ class Cache:
 
     def paths(self) -> list[str]:
         workspace, image_dir, home = self.args
-        hooks_dir = os.path.join(workspace, ".discobot", "hooks")
+        hooks_dir = paths.workspace_hooks(workspace)
         found = [image_dir, hooks_dir, os.path.join(workspace, iteratr.FILE),
                  *(path for path, _ in nyzhi.files(workspace, home)),
                  os.path.join(home, ".autoagent", "config.json"),

@@ -1,0 +1,134 @@
+"""Boot's session phase: session hooks in file-name order (image directory first) before
+the agent starts. ``blocking: false`` ones run afterwards, one by one, in a background
+thread the agent does not wait for; initd still owns them and stops them at shutdown. A
+failure is a result and a log line: boot always continues (the specification's "log
+error and continue")."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from initd.hooks import runner
+from initd.hooks.context import HookContext
+from initd.hooks.model import Hook
+from initd.hooks.run import record, run_one
+
+
+class Recorder:
+    """The blocking session hooks' results, written while the next hook runs.
+
+    Each result is one durable write of status.json (read, change, fsync, rename: about
+    as long as a trivial hook takes), so written inline they doubled the session phase.
+    Here one thread writes them, in order; results that queued up meanwhile go in one
+    write. ``close`` waits until every result is written, so the agent starts with all
+    of them durable; a crash before that loses only results of hooks that every boot
+    runs again. Without a thread (a pids limit), each is written inline."""
+
+    def __init__(self, ctx: HookContext) -> None:
+        self.ctx = ctx
+        self.queue: list[tuple[Hook, runner.Result]] = []
+        self.ready = threading.Condition()
+        self.closed = False
+        self.thread: threading.Thread | None = threading.Thread(
+            target=self._run, name="session-hook-results", daemon=True)
+        try:
+            self.thread.start()
+        except RuntimeError:
+            self.thread = None
+
+    def submit(self, hook: Hook, result: runner.Result) -> None:
+        if self.thread is None:
+            record(self.ctx, hook, result, self.ctx.log.bind(hook=hook.id))
+            return
+        with self.ready:
+            self.queue.append((hook, result))
+            self.ready.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self.ready:
+                while not self.queue and not self.closed:
+                    self.ready.wait()
+                batch, self.queue = self.queue, []
+            if not batch:
+                return  # closed, and all written
+            try:
+                self.ctx.store.finished_all(batch)
+            except Exception as err:  # OSError: a full disk, a link the agent planted...
+                if self.ctx.state_problem is None:  # (and a bug of ours never loses the
+                    self.ctx.log.warning(  # thread: the next batch is written all the same)
+                        "hook status not recorded", status=self.ctx.store.path,
+                        hooks=[hook.id for hook, _ in batch], error=str(err))
+
+    def close(self) -> None:
+        """Return once every result submitted is written (or said not to be)."""
+        if self.thread is None:
+            return
+        with self.ready:
+            self.closed = True
+            self.ready.notify()
+        self.thread.join()
+
+
+class BackgroundHooks:
+    """The ``blocking: false`` session hooks, one after another, off the boot path."""
+
+    def __init__(self, hooks: Sequence[Hook], ctx: HookContext) -> None:
+        self.cancel = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(hooks, ctx),
+                                       name="background-session-hooks", daemon=True)
+        try:
+            self.thread.start()
+        except RuntimeError as err:  # no thread (a pids cgroup at its limit): they run
+            # now, before the agent, rather than never (invariant 7: no hook lost)
+            ctx.log.warning("background session hooks run before the agent: cannot start "
+                            "a thread (a pids limit?)", error=str(err))
+            self._run(hooks, ctx)
+
+    def _run(self, hooks: Sequence[Hook], ctx: HookContext) -> None:
+        for hook in hooks:
+            if self.cancel.is_set():
+                break
+            try:
+                run_one(hook, ctx, cancel=self.cancel)
+            except Exception as err:  # a hook can never take initd down (invariant 7)
+                ctx.log.error("background session hook could not run", hook=hook.id,
+                              error=repr(err))
+
+    def stop(self) -> None:
+        """Stop the hook that is running (TERM, grace, KILL to its group); skip the rest."""
+        self.cancel.set()
+        if self.thread.ident is not None:  # (never started: they ran inline)
+            self.thread.join()
+
+
+def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext,
+                      cancel: threading.Event | None = None) -> BackgroundHooks | None:
+    """Step 3 of boot. Returns the background runner, if any hook needs one.
+
+    ``cancel`` is set when initd is told to stop: the running hook's group is stopped,
+    the rest are skipped, and nothing is started in the background."""
+    session = [hook for hook in hooks if hook.type == "session"]
+    if not session:
+        return None
+    ctx.log.info("session hooks", count=len(session))
+    failed = 0
+    recorder = Recorder(ctx)
+    try:
+        for hook in (h for h in session if h.blocking):
+            if cancel is not None and cancel.is_set():
+                ctx.log.info("session hook skipped: initd is stopping", hook=hook.id)
+                continue
+            try:
+                failed += not run_one(hook, ctx, cancel=cancel, recorder=recorder).ok
+            except Exception as err:  # e.g. the status directory cannot be written
+                failed += 1
+                ctx.log.error("session hook could not run", hook=hook.id, error=repr(err))
+    finally:
+        recorder.close()  # every result written before the agent starts
+    ctx.log.info("session hooks done", failed=failed)
+    background = [hook for hook in session if not hook.blocking]
+    if not background or (cancel is not None and cancel.is_set()):
+        return None
+    return BackgroundHooks(background, ctx)

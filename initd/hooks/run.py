@@ -1,0 +1,122 @@
+"""Running one hook now, of any type: root's copy for a root hook, trust checked, its
+output logged, its result recorded in status.json (now, or by a ``Recorder``)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, BinaryIO
+
+from initd import proc
+from initd.errors import shown
+from initd.hooks import runner
+from initd.hooks.context import HookContext, account_for, environment
+from initd.hooks.model import Hook
+from initd.log import Logger
+
+if TYPE_CHECKING:
+    from initd.hooks.phase import Recorder
+
+TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
+
+
+ROOT_TYPES = ("session", "file")  # a root pre-commit hook runs as whoever commits
+
+
+def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
+            cancel: threading.Event | None = None,
+            echo: Callable[[str], None] | None = None,
+            extra_env: dict[str, str] | None = None,
+            recorder: Recorder | None = None) -> runner.Result:
+    """Run ``hook`` now, record it in status.json (now, or by ``recorder`` while the
+    next hook runs), log its output and outcome.
+
+    A ``run_as: root`` hook of an agent that is not root runs from root's copy, taken
+    at boot before any hook or the agent ran, and ``--trust`` judges exactly those bytes:
+    the agent may rewrite the workspace's file at any moment (invariant 8)."""
+    original = hook.path
+    content = None
+    if hook.run_as == "root" and hook.type in ROOT_TYPES:
+        if ctx.root is not None:
+            return ctx.root.run_root_hook(hook, ctx, cancel)  # root records, logs, runs it
+        if ctx.snapshots is not None:
+            copy = ctx.snapshots.copy_of(hook)
+            if isinstance(copy, str):
+                return refuse(hook, ctx, copy)
+            hook, original, content = copy.hook, copy.original, copy.content
+        elif os.geteuid() != 0:
+            return refuse(hook, ctx, f"run_as: root hook {shown(hook.id)}: this process is "
+                                     "not root and has no root supervisor to ask")
+    if ctx.trust is not None:
+        refusal = ctx.trust.refusal(hook._replace(path=original), content)
+        if refusal is not None:
+            return refuse(hook, ctx, refusal)
+    log = ctx.log.bind(hook=hook.id)
+    out, log_path = new_log(hook, ctx)
+    result = runner.run(
+        hook.path, env=environment(hook, ctx, {"DISCOBOT_HOOK_FILE": original,
+                                               **(extra_env or {})}),
+        cwd=ctx.workspace, account=account_for(hook, ctx), timeout=hook.timeout, log=out,
+        log_path=log_path, stdin=stdin, grace=ctx.grace,
+        on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
+        cancel=cancel, on_running=lambda child: record_start(ctx, hook, child, log))
+    if result.log_error is not None and ctx.state_problem is None:
+        log.warning("hook's log not written", log=result.output_path, error=result.log_error)
+    if recorder is not None:
+        recorder.submit(hook, result)
+    else:
+        record(ctx, hook, result, log)
+    if result.ok:
+        log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
+    elif result.cancelled:
+        log.info("hook stopped: initd is shutting down", log=result.output_path)
+    else:
+        log.warning("hook failed", name=hook.name, exit_code=result.exit_code,
+                    timed_out=result.timed_out, signal=result.signal,
+                    log=result.output_path, error=result.exec_error,
+                    output_tail=_tail(result))
+    return result
+
+
+def new_log(hook: Hook, ctx: HookContext) -> tuple[BinaryIO | OSError, str]:
+    """The hook's new log file, or why there is none: the hook runs all the same."""
+    try:
+        return ctx.store.new_log(hook.id)
+    except OSError as err:
+        return err, ctx.store.output_path(hook.id)
+
+
+def record(ctx: HookContext, hook: Hook, result: runner.Result, log: Logger) -> None:
+    """The result in status.json. A full disk, a read-only state directory (said once,
+    at boot: ctx.state_problem), the agent's state made a link: the result stands."""
+    try:
+        ctx.store.finished(hook, result)
+    except OSError as err:
+        if ctx.state_problem is None:
+            log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
+
+
+def record_start(ctx: HookContext, hook: Hook, child: proc.Child, log: Logger) -> None:
+    """``running`` in status.json; a state the agent broke (a link swapped in, its lock
+    held) costs that record and a line, never the supervision of a running hook."""
+    try:
+        ctx.store.started(hook, child.pgid)
+    except OSError as err:
+        if ctx.state_problem is None:
+            log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
+
+
+def refuse(hook: Hook, ctx: HookContext, reason: str) -> runner.Result:
+    """A hook initd will not run: a failed result, recorded and logged like any other
+    (never a silent skip)."""
+    ctx.log.warning("hook not run", hook=hook.id, reason=reason)
+    out, log_path = new_log(hook, ctx)
+    result = runner.refused(out, log_path, reason)
+    record(ctx, hook, result, ctx.log)
+    return result
+
+
+def _tail(result: runner.Result) -> str:
+    text = (result.tail or result.head).decode(errors="replace")
+    return "\n".join(text.rstrip("\n").splitlines()[-TAIL_LINES:])
