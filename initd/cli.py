@@ -104,6 +104,6 @@ def _verb(argv: list[str]) -> int:
 
 
 def _supervise(argv: list[str]) -> int:
-    from initd.supervisor import boot  # heavy imports happen here, after the fork
+    from initd.commands import supervise  # heavy imports happen here, after the fork
 
-    return boot.main(argv)
+    return supervise.main(argv)

@@ -124,9 +124,18 @@ def port(value: object) -> int:
 
 
 def url(value: object) -> str:
-    from initd.supervisor import readiness  # urllib.parse: only when a URL is really given
+    """An http(s) URL with a host."""
+    import urllib.parse  # only when a URL is really given
 
-    return readiness.validate_url(value)
+    text = str(value)
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("expected an http:// or https:// URL, e.g. http://127.0.0.1:8080/health")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise ValueError("expected a port number from 1 to 65535 in the URL") from None
+    return text
 
 
 def path(value: object) -> str:

@@ -125,7 +125,7 @@ def make(options: Options, agent: users.Account | None, log: Logger,
         problem = prepare_state(ctx)  # (its callers say it)
         if problem is not None:  # kept in memory, for this process's life
             return ctx._replace(store=MemoryStore(store.place, problem))
-        recovery.recover_interrupted(ctx, recover)
+        recovery.recover_interrupted(store, recover, options.grace, log)
     return ctx
 
 

@@ -121,7 +121,7 @@ def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext,
                 ctx.log.info("session hook skipped: initd is stopping", hook=hook.id)
                 continue
             try:
-                failed += not run_one(hook, ctx, cancel=cancel, recorder=recorder).ok
+                failed += not run_one(hook, ctx, cancel=cancel, recorder=recorder.submit).ok
             except Exception as err:  # e.g. the status directory cannot be written
                 failed += 1
                 ctx.log.error("session hook could not run", hook=hook.id, error=repr(err))

@@ -8,8 +8,9 @@ from typing import Any
 
 from initd import proc
 from initd.errors import shown
-from initd.hooks.context import HookContext
 from initd.hooks.model import ID
+from initd.hooks.status import StatusStore
+from initd.log import Logger
 
 
 def any_runner(entry: dict[str, Any]) -> bool:
@@ -27,28 +28,29 @@ def runner_gone(entry: dict[str, Any]) -> bool:
     return now is None or (isinstance(started, int) and now != started)
 
 
-def recover_interrupted(ctx: HookContext, gone: Callable[[dict[str, Any]], bool]) -> list[str]:
+def recover_interrupted(store: StatusStore, gone: Callable[[dict[str, Any]], bool],
+                        grace: float, log: Logger) -> list[str]:
     """Hooks whose runner died mid-run: recorded as failed (file hooks queued again).
     The process group each left behind is stopped only by a process of the tree's own
     user (the hook service, after its predecessor): root never signals a group it read
     from a file the agent can write (invariant 8; the supervisor stops a dead service's
     hooks by the session it started, proc.stop_session)."""
-    ours = ctx.store.owner is None or ctx.store.owner[0] == os.geteuid()
+    ours = store.owner is None or store.owner[0] == os.geteuid()
     recovered: list[str] = []
     try:
-        entries = ctx.store.recover(runner_gone=gone)
+        entries = store.recover(runner_gone=gone)
     except Exception as err:  # a link planted on the way, a full disk, a bug of ours in
         # reading what the agent wrote: the hooks and the agent still run (invariant 7)
-        ctx.log.warning("hook status not recovered", status=ctx.store.path,
+        log.warning("hook status not recovered", status=store.path,
                         error=f"{type(err).__name__}: {err}")
         return recovered
     for entry in entries:
         pgid, hook_id = entry.get("pgid"), entry.get("hookId")
         stopped = ours and isinstance(pgid, int) and not isinstance(pgid, bool) and \
-            proc.stop_leftover_group(pgid, entry.get("pgidStart"), ctx.grace)
-        ctx.log.warning("hook was still running when the process running it stopped: "
+            proc.stop_leftover_group(pgid, entry.get("pgidStart"), grace)
+        log.warning("hook was still running when the process running it stopped: "
                         "recorded as failed", hook=hook_id if isinstance(hook_id, str)
-                        and ID.fullmatch(hook_id) else shown(hook_id), status=ctx.store.path,
+                        and ID.fullmatch(hook_id) else shown(hook_id), status=store.path,
                         stopped_group=pgid if stopped else None)
         recovered.append(str(hook_id))
     return recovered

@@ -1,12 +1,13 @@
 """Running one hook now, of any type: root's copy for a root hook, trust checked, its
-output logged, its result recorded in status.json (now, or by a ``Recorder``)."""
+output logged, its result recorded in status.json (now, or by the session phase's
+``Recorder`` while the next hook runs)."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 from initd import proc
 from initd.errors import shown
@@ -14,9 +15,6 @@ from initd.hooks import runner
 from initd.hooks.context import HookContext, account_for, environment
 from initd.hooks.model import Hook
 from initd.log import Logger
-
-if TYPE_CHECKING:
-    from initd.hooks.phase import Recorder
 
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
 
@@ -28,7 +26,8 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
             cancel: threading.Event | None = None,
             echo: Callable[[str], None] | None = None,
             extra_env: dict[str, str] | None = None,
-            recorder: Recorder | None = None) -> runner.Result:
+            recorder: Callable[[Hook, runner.Result], None] | None = None
+            ) -> runner.Result:
     """Run ``hook`` now, record it in status.json (now, or by ``recorder`` while the
     next hook runs), log its output and outcome.
 
@@ -64,7 +63,7 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
     if result.log_error is not None and ctx.state_problem is None:
         log.warning("hook's log not written", log=result.output_path, error=result.log_error)
     if recorder is not None:
-        recorder.submit(hook, result)
+        recorder(hook, result)
     else:
         record(ctx, hook, result, log)
     if result.ok:

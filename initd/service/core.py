@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from initd.errors import InitdError
-from initd.events import engine, setup
+from initd.events import engine, wiring
 from initd.events.engine import Engine
 from initd.hooks import discovery, filehooks, message, model, precommit
 from initd.hooks.context import HookContext
@@ -23,8 +23,8 @@ from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
 from initd.hooks.run import run_one
 from initd.hooks.status import Status
+from initd.ready import readiness
 from initd.service.link import LinkDown, SupervisorLink
-from initd.supervisor import health
 
 
 class Busy(Exception):
@@ -39,7 +39,7 @@ class HookService:
         self.image_dir = image_dir
         self.guard = message.LoopGuard(max_attempts)
         self.link = link  # None: run by hand, no supervisor, no agent to speak of
-        self.events = events or setup.for_context(ctx, image_dir, command)
+        self.events = events or wiring.for_context(ctx, image_dir, command)
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
@@ -108,7 +108,7 @@ class HookService:
         agent = self.link.state.get("agent")
         if self.link.down:
             return False, "initd's supervisor is gone: the container is stopping", agent
-        ready, why = health.readiness(self.link.state)
+        ready, why = readiness(self.link.state)
         return ready, why, agent
 
     def _refresh_precommit(self, found: Found) -> None:

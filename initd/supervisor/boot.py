@@ -16,7 +16,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from initd import __version__, agentfs, log, paths, pid1, proc, settings, users
-from initd.commands import options
 from initd.errors import InitdError, shown
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.sigchan import SignalChannel
@@ -33,11 +32,6 @@ if TYPE_CHECKING:
     from initd.supervisor.hookservice import ServiceChild
     from initd.supervisor.roothooks import RootHooks
 
-
-
-def main(argv: list[str]) -> int:
-    """The supervisor process: parse the command line, then boot."""
-    return boot(options.parse(argv))
 
 
 def boot(flags: argparse.Namespace) -> int:

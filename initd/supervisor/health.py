@@ -18,6 +18,7 @@ from typing import Any
 
 from initd import httpd
 from initd.errors import InitdError
+from initd.ready import readiness
 
 PATHS = frozenset(("/healthz", "/readyz"))
 
@@ -63,18 +64,3 @@ class Probes:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
-
-
-def readiness(state: dict[str, Any]) -> tuple[bool, str]:
-    """From the supervisor's state: ready once the agent is, not while initd stops (the
-    same answer here and in the hook service's /v1/ready)."""
-    phase = (state.get("initd") or {}).get("phase")
-    agent = state.get("agent")
-    if phase == "stopping":
-        return False, "initd is stopping"
-    if not agent:
-        return False, "the agent has not been started yet"
-    if not agent.get("ready"):
-        how = f" (ready once {agent['readyBy']} answers)" if agent.get("readyBy") else ""
-        return False, f"the agent is {agent.get('state')}{how}"
-    return True, "the agent is ready"

@@ -53,19 +53,6 @@ def url_check(url: str) -> Check:
     return check
 
 
-def validate_url(value: object) -> str:
-    """A settings parser: an http(s) URL with a host."""
-    text = str(value)
-    parts = urllib.parse.urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("expected an http:// or https:// URL, e.g. http://127.0.0.1:8080/health")
-    try:
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError:
-        raise ValueError("expected a port number from 1 to 65535 in the URL") from None
-    return text
-
-
 class Probe:
     """Runs ``check`` until it passes or the probe is cancelled."""
 

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from initd.events import setup
+from initd.events import wiring
 from initd.events.engine import Engine
 from tests.hooks.support import git_repo, hook_context
 
@@ -48,5 +48,5 @@ class Workspace:
             ctx = hook_context(self.path, self.sid)
             if self.home is not None:
                 ctx = ctx._replace(agent=ctx.agent._replace(home=self.home))
-            self.engine = setup.for_context(ctx, str(self.path / "no-image"))
+            self.engine = wiring.for_context(ctx, str(self.path / "no-image"))
         return self.engine.fire(event, payload or {}).as_json()

@@ -62,10 +62,10 @@ def test_a_session_record_follows_its_events(ws: Workspace) -> None:
 
 KILLED_MID_WEBHOOK = """
 import sys
-from initd.events import setup
+from initd.events import wiring
 from tests.hooks.support import hook_context
 from pathlib import Path
-engine = setup.for_context(hook_context(Path(sys.argv[1]), sys.argv[2]), sys.argv[1] + "/none")
+engine = wiring.for_context(hook_context(Path(sys.argv[1]), sys.argv[2]), sys.argv[1] + "/none")
 engine.fire("on_stage_complete", {"stage": "plan"})
 """
 
@@ -103,7 +103,7 @@ def trust_file(tmp_path: Path) -> Path:
 
 def test_untrusted_workspace_hooks_do_not_run_until_approved(ws: Workspace,
                                                               trust_file: Path) -> None:
-    from initd.events import dialects, setup, trust
+    from initd.events import dialects, trust, wiring
     from initd.hooks import discovery
     from tests.hooks.support import hook_context
 
@@ -112,7 +112,7 @@ def test_untrusted_workspace_hooks_do_not_run_until_approved(ws: Workspace,
              type="after_turn")
     ctx = hook_context(ws.path, ws.sid)._replace(
         trust=Trust(str(trust_file), enforce=True, image_dir=str(ws.path / "no-image")))
-    ws.engine = setup.for_context(ctx, str(ws.path / "no-image"))
+    ws.engine = wiring.for_context(ctx, str(ws.path / "no-image"))
     outcome = ws.fire("pre_tool")
     assert outcome["blocked"]  # on_error: deny: a hook that may not run blocks
     assert outcome["results"][0]["status"] == "blocked"
@@ -166,9 +166,9 @@ def test_the_image_hooks_are_trusted(ws: Workspace, tmp_path: Path, trust_file: 
     image = tmp_path / "image-hooks"
     add_hook(image, "10-img.sh", "echo image", type="after_turn")
     trust = Trust(str(trust_file), enforce=True, image_dir=str(image))
-    from initd.events import setup
+    from initd.events import wiring
     from tests.hooks.support import hook_context
 
     ctx = hook_context(ws.path, ws.sid)._replace(trust=trust)
-    ws.engine = setup.for_context(ctx, str(image))
+    ws.engine = wiring.for_context(ctx, str(image))
     assert ws.fire("after_turn")["results"][0]["stdout"] == "image\n"

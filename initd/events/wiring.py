@@ -1,0 +1,42 @@
+"""An engine for a hook context (the hook service's): the dialects' cache, the session
+record, the events' state directory and the hooks' setup."""
+
+from __future__ import annotations
+
+import os
+
+from initd import proc
+from initd.events import dialects, sessions
+from initd.events.engine import Engine
+from initd.events.setup import Setup, pipeline_secrets
+from initd.hooks.context import HookContext
+
+
+def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = None) -> Engine:
+    opened = sessions.Sessions(ctx.state, ctx.session_id, ctx.workspace)
+    record: sessions.Sessions | None = opened
+    try:
+        for name in opened.open(command):
+            ctx.log.warning("an event's hooks were running when the service stopped: "
+                            "recorded as interrupted", name=name)
+    except OSError as err:
+        if ctx.state_problem is None:  # (else said once, at boot)
+            ctx.log.error("no session record: it cannot be written", error=str(err))
+        record = None
+    events = ctx.state.child(ctx.session_id, "events")
+    try:
+        events.open(create=True).close()  # ~/.discobot/<session>/events, never via a link
+    except OSError as err:  # a spawn there fails, saying why; every other action runs
+        if ctx.state_problem is None:
+            ctx.log.error("no events directory: spawned children cannot be kept",
+                          error=str(err))
+    state_dir = events.path
+    base = {**pipeline_secrets(ctx), **os.environ}  # the real environment wins
+    setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
+                  env=proc.environment(base, ctx.agent, remove=ctx.secrets),
+                  # the service already is the agent (or both are root): nothing to drop,
+                  # and a spawn without a user switch can use vfork (a fork of a big
+                  # process costs a millisecond)
+                  account=None if ctx.agent.uid == os.geteuid() else ctx.agent,
+                  grace=ctx.grace, log=ctx.log, trust=ctx.trust)
+    return Engine(setup, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home), record)
