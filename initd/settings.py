@@ -1,7 +1,8 @@
 """Settings: flags > environment > /etc/initd/initd.yaml > defaults, into one frozen record.
 
-Imported by the CLI in PID 1, so only the standard library at module level; pyyaml and
-python-dotenv are imported by the supervisor, and only when a file needs them.
+Read in the supervisor and the CLI processes, never in PID 1 (which glances only at its
+own verbosity: cli.pid1_log); pyyaml and python-dotenv are imported only when a file
+needs them.
 Every error names where the bad value came from (flag, variable or file) and what was
 expected.
 """

@@ -37,7 +37,6 @@ def attempts(call: Call) -> ActionResult:
     return result
 
 
-
 class Background:
     """Fire-and-forget actions, still owned: at most ``limit`` at once, each in a thread
     that waits for it (reaped), all stopped (their groups) when the service stops."""
@@ -69,10 +68,6 @@ class Background:
         finally:
             with self._lock:
                 self._threads.discard(threading.current_thread())
-
-    def running(self) -> int:
-        with self._lock:
-            return len(self._threads)
 
     def stop(self, timeout: float = 15.0) -> None:
         self.stopping.set()

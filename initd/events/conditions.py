@@ -97,9 +97,6 @@ class Condition(NamedTuple):
     def __call__(self, lookup: Lookup) -> bool:
         return truthy(evaluate(self.tree, lookup))
 
-    def variables(self) -> set[str]:
-        return _variables(self.tree)
-
 
 def parse(text: object) -> Condition:
     if not isinstance(text, str):
@@ -171,14 +168,6 @@ class _Parser:
             return inner
         where = "the end" if token.kind == "end" else f"{token.text!r} at column {token.at + 1}"
         raise ConditionError(f"expected a value, found {where}")
-
-
-def _variables(node: Node) -> set[str]:
-    if node[0] == "var":
-        return {node[1]}
-    if node[0] == "lit":
-        return set()
-    return set().union(*(_variables(child) for child in node[1:]))
 
 
 # --- evaluation

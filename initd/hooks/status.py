@@ -27,7 +27,7 @@ from initd.statefile import StateFile
 
 VERSION = 1
 Status = dict[str, Any]
-RUNNING_ONLY = ("runner", "runnerStart", "pgid", "pgidStart", "pid")  # while a hook runs
+RUNNING_ONLY = ("runner", "runnerStart", "pgid", "pgidStart")  # while a hook runs
 COUNTERS = ("runCount", "failCount", "consecutiveFailures")
 LOG_READ_LIMIT = 16 * 2**20  # a log is capped at 10 MiB (runner.LOG_CAP) plus a marker
 MARKER = ".last-eval"
@@ -45,7 +45,7 @@ def empty() -> Status:
 
 
 TEXTS = ("hookId", "hookName", "type", "lastRunAt", "lastResult", "outputPath", "startedAt")
-NUMBERS = ("lastExitCode", "runner", "runnerStart", "pgid", "pgidStart", "pid")
+NUMBERS = ("lastExitCode", "runner", "runnerStart", "pgid", "pgidStart")
 
 
 def clean(data: Status) -> Status:

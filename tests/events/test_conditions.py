@@ -93,10 +93,6 @@ def test_evaluation_errors_are_condition_errors(text: str, message: str) -> None
         holds(text)
 
 
-def test_variables_a_condition_reads() -> None:
-    assert conditions.parse("${A} == 1 || (${B} && !${C})").variables() == {"A", "B", "C"}
-
-
 # --- properties: whatever the text and the values, nothing runs and nothing else escapes
 
 CANARY = "/tmp/initd-condition-canary"
