@@ -83,10 +83,10 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
 # alone: an exec probe (`initd ready`) once imported all ten verbs and 18 event modules,
 # 66 ms a probe, three probes every 10 s in every pod.
 VERB_FUNCTIONS = {"hooks": ("hooks", "main"), "precommit": ("precommit", "main"),
-                  "service": ("service", "main"), "status": ("api", "status"),
-                  "health": ("api", "health"), "ready": ("api", "ready"),
-                  "turn": ("api", "turn"), "emit": ("api", "emit"),
-                  "sessions": ("sessions", "sessions"), "config": ("sessions", "config")}
+                  "service": ("service", "main"), "status": ("status", "status"),
+                  "health": ("health", "health"), "ready": ("health", "ready"),
+                  "turn": ("turn", "turn"), "emit": ("emit", "emit"),
+                  "sessions": ("sessions", "sessions"), "config": ("config", "config")}
 
 
 def _verb(argv: list[str]) -> int:

@@ -261,7 +261,7 @@ def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settin
     # the one its hooks leaked (discobot.md §1).
     values["secret"] = tuple(dict.fromkeys((*ALWAYS_SECRET, *values["secret"])))
     return Settings(
-        command=tuple(flags.command),
+        command=tuple(getattr(flags, "command", ())),  # the main command's CMD; a verb has none
         workspace_given=values["workspace"] is not None,
         workspace=values.pop("workspace") or os.getcwd(),
         socket=values.pop("socket") or default_socket(environ),

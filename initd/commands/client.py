@@ -152,3 +152,15 @@ def reason(answer: object) -> str:
     said = answer.get("error", answer) if isinstance(answer, dict) else answer
     text = one_line(str(said))
     return f"initd: {text[:REASON_SHOWN]}{'…' if len(text) > REASON_SHOWN else ''}"
+
+
+def show(code: int, answer: Any) -> int:
+    """A verb's answer: the JSON, indented, and 0; or the service's reason on stderr, 1."""
+    import json
+    import sys
+
+    if code != 200:
+        print(reason(answer), file=sys.stderr)
+        return 1
+    print(json.dumps(answer, indent=2))
+    return 0

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from initd import log, paths, settings, users
-from initd.commands.options import Parser
+from initd.commands.options import Parser, socket_option, workspace_option
 from initd.errors import InitdError, UsageError, one_line, shown
 from initd.hooks import discovery, model
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def parser() -> Parser:
     p = Parser(prog="initd hooks", description="Inspect, validate and run workspace hooks.")
     common = Parser(add_help=False)
-    common.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
+    workspace_option(common)
     common.add_argument("--hooks-dir", metavar="DIR", help="the image's hook directory "
                         f"(INITD_HOOKS_DIR; default {paths.DEFAULT_HOOKS_DIR})")
     common.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")
@@ -55,11 +55,9 @@ def parser() -> Parser:
 
 def main(argv: Sequence[str]) -> int:
     if argv[:1] in (["output"], ["rerun"]):  # through the running hook service
-        from initd.commands import api
 
-        return api.hook(argv[0], argv[1:])
+        return served(argv[0], argv[1:])
     args = parser().parse_args(argv)
-    args.command = ["hooks", args.verb]
     config = settings.load(args, os.environ)
     if not os.path.isdir(config.workspace):  # a typo must not pass a CI check as "0 hooks"
         raise InitdError(f"workspace {one_line(config.workspace)}: no such directory "
@@ -191,3 +189,22 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
     except OSError as err:
         raise InitdError(f"cannot run hook {name!r}: {err}") from None
     return result.exit_code  # a failure was logged with its exit code and log path
+
+
+def served(verb: str, argv: Sequence[str]) -> int:
+    """``initd hooks output|rerun ID``: asked of the running hook service."""
+    import sys
+
+    from initd.commands import client
+
+    p = Parser(prog=f"initd hooks {verb}")
+    p.add_argument("id")
+    socket_option(p)
+    args = p.parse_args(argv)
+    if verb == "output":
+        code, answer = client.call("GET", f"/v1/hooks/{args.id}/output", sock=args.socket)
+        if code == 200:
+            sys.stdout.write(answer["output"])
+            return 0
+        return client.show(code, answer)
+    return client.show(*client.call("POST", f"/v1/hooks/{args.id}/rerun", sock=args.socket))

@@ -143,3 +143,26 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     if args.secret is not None:
         args.secret = tuple(args.secret)
     return args
+
+
+# The options verbs share, defined once.
+
+def socket_option(p: argparse.ArgumentParser, text: str = "(INITD_SOCKET)") -> None:
+    p.add_argument("--socket", metavar="PATH", default=None, help=text)
+
+
+def workspace_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
+
+
+def timeout_option(p: argparse.ArgumentParser, default: float) -> None:
+    """A probe's --timeout: a probe that hangs is a failed probe."""
+    def positive(text: str) -> float:
+        seconds = settings.seconds(text)
+        if not seconds > 0:
+            raise ValueError("expected a number of seconds > 0")
+        return seconds
+
+    p.add_argument("--timeout", metavar="SECONDS", default=default, type=positive,
+                   help=f"give up after this long (default {default:g}; keep it "
+                        "under the probe's timeoutSeconds)")

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from initd import log, paths, settings, users
-from initd.commands.options import Parser
+from initd.commands.options import Parser, workspace_option
 from initd.errors import InitdError, UsageError
 from initd.hooks import discovery, precommit
 
@@ -21,7 +21,7 @@ from initd.hooks import discovery, precommit
 def parser() -> Parser:
     p = Parser(prog="initd precommit", description="The managed git pre-commit chain.")
     common = Parser(add_help=False)
-    common.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
+    workspace_option(common)
     common.add_argument("--hooks-dir", metavar="DIR", help="(INITD_HOOKS_DIR)")
     common.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
     common.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")
@@ -42,7 +42,6 @@ def parser() -> Parser:
 
 def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    args.command = ["precommit", args.verb]
     config = settings.load(args, os.environ)
     if args.verb == "run":
         return run(config, args.ids)

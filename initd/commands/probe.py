@@ -5,7 +5,7 @@ more than its whole exchange with the service. It takes the probe's plain form o
 (``--socket PATH``, ``--timeout SECONDS``) and prints the answer as the service sent it
 (one line of JSON); anything else (``--help``, an option it does not know, a value it
 cannot read, a terminal to print to) goes to the verb's full parser in
-``commands/api.py``, which says what is wrong or prints for a person.
+``commands/health.py``, which says what is wrong or prints for a person.
 """
 
 from __future__ import annotations

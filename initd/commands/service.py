@@ -16,16 +16,15 @@ import threading
 from collections.abc import Sequence
 
 from initd import httpd, log, settings, users
-from initd.commands.options import Parser
+from initd.commands.options import Parser, socket_option, workspace_option
 from initd.service.app import make_app
 from initd.service.core import HookService
 
 
 def parser() -> Parser:
     p = Parser(prog="initd service", description="Serve the control API on a Unix socket.")
-    p.add_argument("--socket", metavar="PATH", default=None,
-                   help=f"(INITD_SOCKET; {settings.SOCKET_HELP})")
-    p.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
+    socket_option(p, f"(INITD_SOCKET; {settings.SOCKET_HELP})")
+    workspace_option(p)
     p.add_argument("--hooks-dir", metavar="DIR", help="(INITD_HOOKS_DIR)")
     p.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
     p.add_argument("--user", metavar="NAME", help="the agent user: its group may connect")
@@ -43,7 +42,6 @@ def parser() -> Parser:
 
 def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    args.command = ["service"]
     config = settings.load(args, os.environ)
     log.configure(config.verbose, config.log_format)
     logger = log.get(logger="service")

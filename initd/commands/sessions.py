@@ -1,7 +1,5 @@
 """``initd sessions``: the session records (AutoAgent's design), newest first, read from
-the agent user's ``~/.discobot/sessions`` without a running initd.
-``initd config set-auto-commit|set-auto-push true|false``: the built-in git hooks in the
-workspace's ``.autoagent/config.json`` (AutoAgent's convenience commands)."""
+the agent user's ``~/.discobot/sessions`` without a running initd."""
 
 from __future__ import annotations
 
@@ -9,9 +7,8 @@ import json
 import os
 from collections.abc import Sequence
 
-from initd import settings, statefile, users
+from initd import statefile, users
 from initd.commands.options import Parser
-from initd.errors import InitdError
 
 
 def sessions(argv: Sequence[str]) -> int:
@@ -39,24 +36,4 @@ def sessions(argv: Sequence[str]) -> int:
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
               .rstrip())
-    return 0
-
-
-def config(argv: Sequence[str]) -> int:
-    from initd.events.dialects import autoagent
-    from initd.events.dialects.common import LoadError
-
-    p = Parser(prog="initd config", description="AutoAgent's convenience commands: the "
-               "built-in git hooks in .autoagent/config.json.")
-    p.add_argument("setting", choices=("set-auto-commit", "set-auto-push"))
-    p.add_argument("value", choices=("true", "false"))
-    p.add_argument("--workspace", metavar="DIR", help="(INITD_WORKSPACE; default: cwd)")
-    args = p.parse_args(argv)
-    args.command = ["config"]
-    workspace = settings.load(args, os.environ).workspace
-    kind = "git-commit" if args.setting == "set-auto-commit" else "git-push"
-    try:
-        print(autoagent.set_auto(workspace, kind, args.value == "true"))
-    except (LoadError, OSError) as err:
-        raise InitdError(str(err)) from None
     return 0

@@ -17,7 +17,7 @@ def applies(hook: EventHook, payload: dict[str, Any]) -> bool:
         tool = payload.get("tool_name", payload.get("toolName", payload.get("tool")))
         if not isinstance(tool, str) or tool.lower() not in {t.lower() for t in hook.tool_name}:
             return False
-    return not hook.pattern or bool(matching(hook.pattern, payload_files(payload)))
+    return not hook.pattern or bool(event_files(hook.pattern, payload_files(payload)))
 
 
 def files_for(hook: EventHook, payload: dict[str, Any]) -> list[str | None]:
@@ -26,7 +26,7 @@ def files_for(hook: EventHook, payload: dict[str, Any]) -> list[str | None]:
         return [None]
     files = payload_files(payload)
     if hook.pattern:
-        files = matching(hook.pattern, files)
+        files = event_files(hook.pattern, files)
     return list(files) or [None]
 
 
@@ -39,7 +39,7 @@ def payload_files(payload: dict[str, Any]) -> list[str]:
     return found
 
 
-def matching(pattern: tuple[str, ...], files: list[str]) -> list[str]:
+def event_files(pattern: tuple[str, ...], files: list[str]) -> list[str]:
     """nyzhi's patterns: ``*.ext`` by suffix, a path substring, or (any other glob) a glob
     over the workspace-relative path, as file hooks match (hooks/patterns.py)."""
     def one(item: str, path: str) -> bool:

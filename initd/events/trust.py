@@ -28,6 +28,6 @@ def for_event_hook(hook: EventHook) -> Entry | None:
 def workspace_entries(hooks: Iterable[Hook], events: Iterable[EventHook],
                       image_dir: str) -> list[Entry]:
     """Every hook the workspace defines: scripts of every type, and config hooks."""
-    entries = [for_script(h.path) for h in hooks if h.source != image_dir]
+    entries = [for_script(h.path) for h in hooks if h.directory != image_dir]
     entries += [for_event_hook(h) for h in events if h.workspace and h.action != "script"]
     return [e for e in entries if e is not None]

@@ -84,7 +84,7 @@ def discover(directories: Sequence[str]) -> Found:
     return Found(tuple(hooks), tuple(problems))
 
 
-def load(path: str, source: str) -> Hook | Problem:
+def load(path: str, directory: str) -> Hook | Problem:
     """One file: a Hook, or the Problem that says why it is not one. Root reads these
     at boot from the agent's workspace: links are followed (a linked hook is a hook), but
     a FIFO or device is never opened for real (non-blocking, then fstat: no swap between
@@ -95,10 +95,10 @@ def load(path: str, source: str) -> Hook | Problem:
         return Problem(path, "not a regular file", NOTE)
     except OSError as err:  # ELOOP for a symlink loop, ENOENT for a dangling link
         return Problem(path, f"cannot read: {err.strerror}", ERROR)
-    return parse(path, source, head, info)
+    return parse(path, directory, head, info)
 
 
-def parse(path: str, source: str, head: bytes, info: os.stat_result) -> Hook | Problem:
+def parse(path: str, directory: str, head: bytes, info: os.stat_result) -> Hook | Problem:
     """A hook file's first bytes (and its status) as a Hook, or why they are not one."""
     if not stat.S_ISREG(info.st_mode):
         return Problem(path, "not a regular file", NOTE)
@@ -120,7 +120,7 @@ def parse(path: str, source: str, head: bytes, info: os.stat_result) -> Hook | P
     if not info.st_mode & 0o111:
         return Problem(path, f"{label}not executable (chmod +x {path})", ERROR)
     try:
-        return model.validate(fields, path, source, os.path.basename(path))
+        return model.validate(fields, path, directory, os.path.basename(path))
     except model.HookError as err:
         return Problem(path, f"{label}{err}", ERROR)
 

@@ -35,7 +35,7 @@ class Hook(NamedTuple):
     name: str
     type: str
     path: str
-    source: str  # the directory it was found in
+    directory: str  # the hook directory it was found in (the image's or the workspace's)
     description: str = ""
     run_as: str = "user"
     pattern: str | None = None
@@ -59,7 +59,7 @@ def hook_id(filename: str) -> str:
     return re.sub(r"[^a-z0-9_-]", "", filename.replace(".", "-").lower()).strip("-")
 
 
-def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> Hook:
+def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -> Hook:
     """Check ``fields`` (parsed front matter) and build the Hook, or raise HookError."""
     kind = str(_text(fields, "type", required=True))
     event = None
@@ -97,7 +97,7 @@ def validate(fields: dict[str, Any], path: str, source: str, filename: str) -> H
         name=_text(fields, "name") or filename,
         type=kind,
         path=path,
-        source=source,
+        directory=directory,
         description=_text(fields, "description") or "",
         run_as=run_as,
         pattern=pattern,

@@ -42,7 +42,7 @@ class Repo:
         self.workspace = os.path.abspath(workspace)
         self.account = account
         self.top = self.git("rev-parse", "--show-toplevel")
-        self.hooks_dir = os.path.normpath(os.path.join(
+        self.git_hooks = os.path.normpath(os.path.join(
             self.workspace, self.git("rev-parse", "--git-path", "hooks")))
         self.common_dir = os.path.normpath(os.path.join(
             self.workspace, self.git("rev-parse", "--git-common-dir")))
@@ -72,19 +72,19 @@ class Repo:
 
     @property
     def hook(self) -> str:
-        return os.path.join(self.hooks_dir, HOOK)
+        return os.path.join(self.git_hooks, HOOK)
 
     @property
     def backup(self) -> str:
-        return os.path.join(self.hooks_dir, BACKUP)
+        return os.path.join(self.git_hooks, BACKUP)
 
     def place(self) -> agentfs.Place:
         """Where the chain goes, as agentfs walks to it; InitdError saying why when it may
         not go there: a hooks directory outside the git dir, or a git dir that a ``.git``
         file or link points at and that is not the agent's."""
-        inside = os.path.relpath(self.hooks_dir, self.common_dir)
+        inside = os.path.relpath(self.git_hooks, self.common_dir)
         if inside == ".." or inside.startswith("../"):
-            raise InitdError(f"{REFUSING}: git's hooks directory {self.hooks_dir} "
+            raise InitdError(f"{REFUSING}: git's hooks directory {self.git_hooks} "
                              "(core.hooksPath) is outside the repository's git dir "
                              f"{self.common_dir}, and initd writes only inside it (hint: "
                              "git config --unset-all core.hooksPath)")

@@ -60,7 +60,7 @@ class Trust:
         """Why a discobot script may not run now, or None. ``content``: the bytes that
         will run, when they are not the file's own (root's boot-time copy): those are
         what is judged, never the file read again (the agent may swap it in between)."""
-        if not self.enforce or hook.source == self.image_dir:
+        if not self.enforce or hook.directory == self.image_dir:
             return None
         entry = for_script(hook.path, content)
         return None if self.allows(entry) else self.why_not(entry)

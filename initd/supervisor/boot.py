@@ -247,48 +247,47 @@ def start_service(config: settings.Settings, account: users.Account | None,
             raise
         logger.warning("hook service not started", error=str(err))
         return None
-    argv = [sys.executable, "-I", "-m", "initd", "service", "--socket", config.socket,
-            "--workspace", config.workspace, "--session-id", ctx.session_id,
-            "--hooks-dir", config.hooks_dir, "--max-reprompts", str(config.max_reprompts),
+    argv = [sys.executable, "-I", "-m", "initd", "service",
             "--agent-command", json.dumps(list(config.command))]
-    if account is not None:
-        argv += ["--user", account.name]
-    env = proc.environment(os.environ, account, service_settings(config),
+    env = proc.environment(os.environ, account,
+                           service_settings(config, ctx.session_id, account),
                            remove=config.secret)
     service = ServiceChild(
         proc.Spec(argv=tuple(argv), cwd="/", account=account, env=env, stdout=proc.DEVNULL),
         listener=listener, ctx=ctx, roots=roots,
-        precommit=precommit_refresh(config, account, ctx, repo, env),
+        precommit=precommit_refresh(repo, env),
         window=config.restart_window, grace=config.grace, log=logger)
     with log.phase(logger, "hook service start", socket=config.socket):
         service.start()  # the agent does not wait for it: a request made before the
     return service  # service serves waits in the socket's backlog, as during a restart
 
 
-def precommit_refresh(config: settings.Settings, account: users.Account | None,
-                      ctx: HookContext, repo: precommit.Repo | None,
-                      env: dict[str, str]) -> proc.Spec | None:
+def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str]) -> proc.Spec | None:
     """How the chain is rewritten when the service asks: ``initd precommit install`` as
     the repository's owner (the agent, for its own repository), isolated like the
-    service; None when there is no repository with a chain to keep."""
+    service, with its settings (``env``); None when there is no repository with a chain
+    to keep."""
     if repo is None:
         return None
     owner = None if repo.owner[0] == os.geteuid() else users.lookup(str(repo.owner[0]))
-    argv = [sys.executable, "-I", "-m", "initd", "precommit", "install", "--workspace",
-            config.workspace, "--session-id", ctx.session_id, "--hooks-dir", config.hooks_dir,
-            *(arg for name in config.secret for arg in ("--secret", name))]
-    if account is not None:
-        argv += ["--user", account.name]
+    argv = [sys.executable, "-I", "-m", "initd", "precommit", "install"]  # settings: env
     return proc.Spec(argv=tuple(argv), cwd="/", account=owner,
                      env={**env, **(owner.env() if owner is not None else {})})
 
 
-def service_settings(config: settings.Settings) -> dict[str, str]:
-    """The settings the service needs, as the variables it reads them from (flags given
-    to initd are not on the service's command line)."""
-    env = {"INITD_LOG_FORMAT": config.log_format, "INITD_VERBOSE": str(config.verbose),
+def service_settings(config: settings.Settings, session: str,
+                     account: users.Account | None) -> dict[str, str]:
+    """Every setting the hook service (and the chain's rewrite) reads, resolved here, as
+    the variables it reads them from: one channel, the environment; its command line
+    carries only the plumbing (the inherited socket and channel, the agent's command)."""
+    env = {"INITD_WORKSPACE": config.workspace, "INITD_SESSION_ID": session,
+           "INITD_HOOKS_DIR": config.hooks_dir, "INITD_SOCKET": config.socket,
+           "INITD_MAX_REPROMPTS": str(config.max_reprompts),
+           "INITD_LOG_FORMAT": config.log_format, "INITD_VERBOSE": str(config.verbose),
            "INITD_GRACE": f"{config.grace:g}", "INITD_SECRETS": ",".join(config.secret),
            "INITD_TRUST": "1" if config.trust else "0", "INITD_TRUST_FILE": config.trust_file}
+    if account is not None:
+        env["INITD_USER"] = account.name
     if config.config is not None:
         env["INITD_CONFIG"] = config.config
     if config.state_dir is not None:

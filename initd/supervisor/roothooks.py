@@ -54,7 +54,7 @@ class RootHooks:
             return
         # The copy must say what discovery read: nothing of initd's runs yet, but a
         # process the agent left (initd as a subreaper, in a dev container) may.
-        again = discovery.parse(hook.path, hook.source, content[:discovery.HEAD_LIMIT], info)
+        again = discovery.parse(hook.path, hook.directory, content[:discovery.HEAD_LIMIT], info)
         if again != hook:
             self.unreadable[hook.id] = (hook, "changed while initd read it at boot")
             return

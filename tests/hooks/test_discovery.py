@@ -60,7 +60,7 @@ def test_valid_session_hook(hooks: Path) -> None:
     path = write(hooks / "lint.sh", hook_text())
     found = discovery.discover([str(hooks)])
     assert found == Found(hooks=(Hook(id="lint", name="lint", type="session", path=str(path),
-                                      source=str(hooks)),), problems=())
+                                      directory=str(hooks)),), problems=())
     assert found.errors == ()
 
 
@@ -312,7 +312,7 @@ def test_order_directories_then_file_names(tmp_path: Path) -> None:
         write(Path(workspace) / name, hook_text(f"ws {name}"))
     found = discovery.discover([str(image), workspace])
     assert [h.id for h in found.hooks] == ["10-a", "20-b", "30-c", "c", "a", "b"]  # C.sh < a.sh
-    assert [h.source for h in found.hooks] == [str(image)] * 3 + [workspace] * 3
+    assert [h.directory for h in found.hooks] == [str(image)] * 3 + [workspace] * 3
     reverse = discovery.discover([workspace, str(image)])
     assert [h.id for h in reverse.hooks] == ["c", "a", "b", "10-a", "20-b", "30-c"]
 

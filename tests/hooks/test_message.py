@@ -20,7 +20,7 @@ READ = "Please read the file to see the full output and address the issues."
 
 def hook(name: str = "Go format check", pattern: str = "*.go", timeout: float = 900.0) -> Hook:
     return Hook(id="go-format-check", name=name, type="file", path="/h/10-gofmt.sh",
-                source="/h", pattern=pattern, timeout=timeout)
+                directory="/h", pattern=pattern, timeout=timeout)
 
 
 def result(output: bytes, code: int = 1, *, tail: bytes = b"", timed_out: bool = False,

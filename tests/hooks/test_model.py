@@ -22,7 +22,7 @@ def test_defaults_for_a_session_hook() -> None:
     """Only `type` is required; everything else has DESIGN.md's default."""
     hook = check({"type": "session"})
     assert hook == Hook(id="lint", name="lint.sh", type="session", path="/hooks/lint.sh",
-                        source="/hooks", description="", run_as="user", pattern=None,
+                        directory="/hooks", description="", run_as="user", pattern=None,
                         notify_llm=True, timeout=300.0, blocking=True, warnings=())
 
 
@@ -69,7 +69,7 @@ def test_id_path_and_source() -> None:
     hook = model.validate({"type": "session"}, "/ws/.discobot/hooks/Go Vet.sh",
                           "/ws/.discobot/hooks", "Go Vet.sh")
     assert (hook.id, hook.name) == ("govet", "Go Vet.sh")
-    assert (hook.path, hook.source) == ("/ws/.discobot/hooks/Go Vet.sh", "/ws/.discobot/hooks")
+    assert (hook.path, hook.directory) == ("/ws/.discobot/hooks/Go Vet.sh", "/ws/.discobot/hooks")
 
 
 BAD = [

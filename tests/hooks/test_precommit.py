@@ -310,7 +310,7 @@ def test_a_commit_does_not_recover_a_hook_that_is_really_running(repo: Path, tmp
     from initd.hooks.status import StatusStore
 
     store = StatusStore.for_session(statefile.root(ROOT_HOME, None), sid)
-    store.started(Hook(id="warm", name="Warm", type="session", path="/x", source="/"))
+    store.started(Hook(id="warm", name="Warm", type="session", path="/x", directory="/"))
     trail_hook(repo, "10-a.sh", tmp_path / "trail")
     install(repo, sid)
     assert commit(repo).returncode == 0

@@ -28,7 +28,7 @@ for _ in range(int(sys.argv[2])):
 
 
 def hook(kind: str = "session", ident: str = "setup") -> Hook:
-    return Hook(id=ident, name=ident.title(), type=kind, path="/x", source="/")
+    return Hook(id=ident, name=ident.title(), type=kind, path="/x", directory="/")
 
 
 def test_missing_file_reads_as_empty_versioned_status(tmp_path: Path) -> None:

@@ -469,7 +469,7 @@ from tests.hooks.support import hook_context
 cgroup, workspace, sid = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 ctx = hook_context(workspace, sid)
 hook = Hook(id="30-bg", name="bg", type="session", path="/bin/true",
-            source=str(workspace), blocking=False)
+            directory=str(workspace), blocking=False)
 (cgroup / "cgroup.procs").write_text("0")
 (cgroup / "pids.max").write_text((cgroup / "pids.current").read_text())
 try:

@@ -32,13 +32,13 @@ class Cache:
 
     def paths(self) -> list[str]:
         workspace, image_dir, home = self.args
-        hooks_dir = paths.workspace_hooks(workspace)
-        found = [image_dir, hooks_dir, os.path.join(workspace, iteratr.FILE),
+        workspace_hooks = paths.workspace_hooks(workspace)
+        found = [image_dir, workspace_hooks, os.path.join(workspace, iteratr.FILE),
                  *(path for path, _ in nyzhi.files(workspace, home)),
                  os.path.join(home, ".autoagent", "config.json"),
                  autoagent.workspace_file(workspace), pipelines.global_file(home),
                  *(os.path.join(workspace, name) for name in pipelines.STAGE_FILES)]
-        for directory in (image_dir, hooks_dir):  # a script edited in place
+        for directory in (image_dir, workspace_hooks):  # a script edited in place
             try:
                 found += [os.path.join(directory, n) for n in sorted(os.listdir(directory))]
             except OSError:

@@ -30,4 +30,4 @@ def _hook(hook: Hook, image_dir: str) -> EventHook:
         retry_delay=f.number("retry_delay", 5.0, positive=False),
         block=f.flag("block", False), on_error=f.choice("on_error", ("allow", "deny"), "allow"),
         tool_name=f.names("tool_name"), pattern=(hook.pattern,) if hook.pattern else (),
-        workspace=hook.source != image_dir)
+        workspace=hook.directory != image_dir)

@@ -1,0 +1,42 @@
+"""``initd emit EVENT [--data JSON|-]``: fire a lifecycle event and print what its hooks
+decided. Exit 0, 2 when it is blocked (the reason on stderr), 3 when a hook aborted it."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.parse
+from collections.abc import Sequence
+
+from initd.commands import client
+from initd.commands.options import Parser, socket_option
+from initd.errors import UsageError
+
+
+def emit(argv: Sequence[str]) -> int:
+    """``initd emit EVENT [--data JSON|-]``: fire a lifecycle event; print the outcome.
+    Exit 0, 2 when it is blocked (the reason on stderr), 3 when a hook aborted it."""
+    p = Parser(prog="initd emit", description="Fire a lifecycle event (pre_tool, "
+               "after_turn, PreExecutionStart, on_iteration_complete, …) and print what its "
+               "hooks decided. Exit 2 when blocked, 3 when aborted.")
+    p.add_argument("event")
+    p.add_argument("--data", metavar="JSON", default="{}",
+                   help="the event's payload as a JSON object, or - to read it from stdin")
+    socket_option(p)
+    args = p.parse_args(argv)
+    text = sys.stdin.read() if args.data == "-" else args.data
+    try:
+        payload = json.loads(text or "{}")
+    except ValueError as err:
+        raise UsageError(f"--data: not valid JSON: {err}") from None
+    if not isinstance(payload, dict):
+        raise UsageError("--data: expected a JSON object")
+    code, answer = client.call("POST", f"/v1/events/{urllib.parse.quote(args.event, safe='')}",
+                               payload, sock=args.socket)
+    result = client.show(code, answer)
+    if result != 0:
+        return result
+    if answer.get("blocked"):
+        print(f"initd: blocked: {answer.get('reason')}", file=sys.stderr)
+        return 2
+    return 3 if answer.get("aborted") else 0

@@ -1,0 +1,21 @@
+"""``initd turn``: a turn has completed; evaluate the file hooks. Exit 2 when the agent
+should be re-prompted (the message is in the JSON printed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from initd.commands import client
+from initd.commands.options import Parser, socket_option
+
+
+def turn(argv: Sequence[str]) -> int:
+    p = Parser(prog="initd turn", description="A turn has completed: evaluate the file "
+               "hooks. Exit 2 when the agent should be re-prompted (the message is printed).")
+    p.add_argument("--trigger", choices=("user", "hook"), default="user")
+    socket_option(p)
+    args = p.parse_args(argv)
+    code, answer = client.call("POST", "/v1/turn", {"trigger": args.trigger},
+                               sock=args.socket)
+    result = client.show(code, answer)
+    return 2 if result == 0 and answer.get("action") == "reprompt" else result
