@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from initd import log, paths, settings, users
+from initd import jsonview, log, paths, settings, users
 from initd.commands.options import Parser, socket_option, workspace_option
 from initd.errors import InitdError, UsageError, one_line, shown
 from initd.hooks import discovery, model
+from initd.service import views
 
 if TYPE_CHECKING:
     from initd.events.dialects.common import Collected
@@ -79,9 +80,9 @@ def main(argv: Sequence[str]) -> int:
 def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
     if as_json:
         print(json.dumps({
-            "hooks": [hook._asdict() for hook in found.hooks if not hook.is_event],
-            "events": [event_view(hook) for hook in events.hooks],
-            "skipped": [p._asdict() for p in found.problems],
+            "hooks": [views.hook(hook) for hook in found.hooks if not hook.is_event],
+            "events": [views.event_hook(hook) for hook in events.hooks],
+            "skipped": [jsonview.view(p) for p in found.problems],
             "problems": [{"path": path, "reason": reason, "severity": severity}
                          for path, reason, severity in events.problems]}, indent=2,
             default=str))
@@ -129,13 +130,6 @@ def _details(hook: EventHook) -> list[str]:
     details += [f"on_failure={hook.on_failure}"] if hook.on_failure != "continue" else []
     details += [f"on_error={hook.on_error}"] if hook.on_error != "allow" else []
     return details
-
-
-def event_view(hook: EventHook) -> dict[str, Any]:
-    """An event hook as JSON shows it (a condition by its text)."""
-    view = hook._asdict()
-    view["when"] = hook.when.text if hook.when else None
-    return view
 
 
 def check(found: discovery.Found, events: Collected) -> int:

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 
 from initd.events import actions
-from initd.events.actions import ActionResult, Call
+from initd.events.actions import ActionResult, Call, Status
 from initd.hooks import kinds
 from initd.log import Logger
 
@@ -28,7 +28,7 @@ def attempts(call: Call) -> ActionResult:
     decided = event is not None and event.blockable
     for attempt in range(tries):
         result = actions.run(call)
-        if result.status == "ok" or (decided and result.exit_code == 2
+        if result.status == Status.OK or (decided and result.exit_code == 2
                                      and call.hook.exit2_blocks) \
                 or attempt == tries - 1:
             return result

@@ -16,7 +16,8 @@ from initd.agentfs import Unsafe
 from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
 from initd.httpd import REASONS
-from initd.service.core import Busy, HookService, hook_view
+from initd.service import views
+from initd.service.core import Busy, HookService
 
 SPEC = Path(__file__).with_name("openapi.yaml")
 Environ = dict[str, Any]
@@ -35,7 +36,7 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
         ("GET", re.compile(r"/v1/health"), lambda env: (200, service.health())),
         ("GET", re.compile(r"/v1/ready"), lambda env: _ready(service)),
         ("GET", re.compile(r"/v1/openapi\.json"), lambda env: (200, _spec())),
-        ("GET", re.compile(r"/v1/hooks"), lambda env: (200, hook_view(service.discover()))),
+        ("GET", re.compile(r"/v1/hooks"), lambda env: (200, views.hooks(service.discover()))),
         ("GET", re.compile(r"/v1/status"), lambda env: (200, service.status())),
         ("GET", re.compile(r"/v1/hooks/([^/]+)/output"),
          lambda env, hook_id: _output(service, hook_id)),

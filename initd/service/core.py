@@ -20,10 +20,10 @@ from initd.events.engine import Engine
 from initd.hooks import discovery, filehooks, message, model, precommit
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
-from initd.hooks.filehooks import Ran
 from initd.hooks.run import run_one
 from initd.hooks.status import Status
 from initd.ready import readiness
+from initd.service import views
 from initd.service.link import LinkDown, SupervisorLink
 
 
@@ -156,14 +156,13 @@ class HookService:
                       else run_one(hook, self.ctx))
         finally:
             self._lock.release()
-        return {"hookId": hook.id, "success": result.ok, "exitCode": result.exit_code,
-                "timedOut": result.timed_out, "outputPath": result.output_path}
+        return views.rerun(hook, result)
 
     def _answer(self, evaluation: filehooks.Evaluation) -> dict[str, Any]:
         answer: dict[str, Any] = {
             "action": "none", "message": None, "attempt": None,
             "maxAttempts": self.guard.limit, "evaluation": evaluation.action,
-            "results": [_result(ran) for ran in evaluation.ran],
+            "results": [views.ran(ran) for ran in evaluation.ran],
             "pending": list(evaluation.pending)}
         failed = evaluation.failed
         if evaluation.action == filehooks.REPROMPT and failed is not None:
@@ -174,20 +173,3 @@ class HookService:
                 answer.update(action="reprompt", attempt=attempt, message=message.failure(
                     failed.hook, failed.files, failed.result, attempt, self.guard.limit))
         return answer
-
-
-def _result(ran: Ran) -> dict[str, Any]:
-    r = ran.result
-    return {"hookId": ran.hook.id, "name": ran.hook.name, "success": r.ok,
-            "exitCode": r.exit_code, "timedOut": r.timed_out, "cancelled": r.cancelled,
-            "refused": r.refused, "error": r.exec_error,
-            "files": list(ran.files), "outputPath": r.output_path,
-            "durationMs": round(r.duration * 1000, 1)}
-
-
-def hook_view(found: Found) -> dict[str, Any]:
-    return {"hooks": [{**hook._asdict(), "warnings": list(hook.warnings)}
-                      for hook in found.hooks],
-            "skipped": [problem._asdict() for problem in found.problems]}
-
-

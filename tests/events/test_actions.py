@@ -196,7 +196,7 @@ def test_no_callback_in_time(ws: Workspace, receiver: Receiver, on_timeout: str,
         {"type": "shell", "command": "echo next", "await": True}]})
     outcome = ws.fire("on_stage_complete")
     assert outcome["aborted"] is aborted
-    assert outcome["results"][0]["timed_out"]
+    assert outcome["results"][0]["timedOut"]
     assert "no callback within 0.5s" in outcome["results"][0]["error"]
     assert len(outcome["results"]) == (1 if aborted else 2)
 

@@ -106,7 +106,7 @@ def test_timeouts_are_errors_and_leave_no_process(ws: Workspace, on_error: str) 
     outcome = ws.fire("pre_tool")
     assert time.monotonic() - started < 10
     [result] = outcome["results"]
-    assert result["timed_out"] and result["status"] == ("blocked" if on_error == "deny"
+    assert result["timedOut"] and result["status"] == ("blocked" if on_error == "deny"
                                                         else "error")
     assert "timed out after 0.5s" in result["error"]
     assert outcome["blocked"] is (on_error == "deny")
@@ -165,7 +165,7 @@ def test_on_failure_continue_abort_and_last_hook_status(ws: Workspace) -> None:
         shell("exit 4", on_failure="abort"),
         shell("touch after-abort")]})
     outcome = ws.fire("on_iteration_complete")
-    assert [r["exit_code"] for r in outcome["results"]] == [3, 0, 4]
+    assert [r["exitCode"] for r in outcome["results"]] == [3, 0, 4]
     assert outcome["results"][1]["stdout"] == "last=failed\n"
     assert outcome["aborted"] and "on_failure: abort" in outcome["reason"]
     assert not outcome["blocked"] and not (ws.path / "after-abort").exists()

@@ -4,6 +4,7 @@ what the result *means* (block, abort, retry) is the engine's to decide."""
 
 from __future__ import annotations
 
+import enum
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -53,8 +54,19 @@ class Call(NamedTuple):
         return None if found is templates.MISSING else found
 
 
+class Status(enum.StrEnum):
+    """What became of one event hook (a result's ``status``)."""
+
+    OK = "ok"
+    FAILED = "failed"  # it ran and said no (a non-zero exit, a webhook's refusal)
+    ERROR = "error"  # it could not run, or did not finish (timed out)
+    STARTED = "started"  # fire-and-forget: started, not awaited
+    UNTRUSTED = "untrusted"  # trust enforcement refused it
+    BLOCKED = "blocked"  # the event was blocked by it (a result as the engine reports it)
+
+
 class ActionResult(NamedTuple):
-    status: str  # ok | failed | error (could not run, timed out) | started (not awaited)
+    status: Status
     exit_code: int | None = None
     stdout: str = ""
     stderr: str = ""

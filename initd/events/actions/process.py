@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 
 from initd.events import templates
-from initd.events.actions import ActionResult, Call
+from initd.events.actions import ActionResult, Call, Status
 from initd.hooks import runner
 
 
@@ -19,7 +19,7 @@ def shell(call: Call) -> ActionResult:
     try:
         rendered, refs, unknown = templates.shell(call.hook.spec["command"], call.lookup)
     except templates.TemplateError as err:  # (loaders refuse these: a hook made in code)
-        return ActionResult("error", error=str(err))
+        return ActionResult(Status.ERROR, error=str(err))
     return run_process(call, ["sh", "-c", rendered], refs, tuple(unknown))
 
 
@@ -32,7 +32,7 @@ def git_commit(call: Call) -> ActionResult:
     git-commit). Nothing to commit is a success that says so."""
     message, unknown = templates.inline(call.hook.spec["message"], call.lookup)
     staged = run_process(call, ["git", "add", "-A"], git=True)
-    if staged.status != "ok":
+    if staged.status != Status.OK:
         return staged
     clean = run_process(call, ["git", "diff", "--cached", "--quiet"], git=True)
     if clean.exit_code == 0:
@@ -47,7 +47,7 @@ def git_push(call: Call) -> ActionResult:
     branch = call.hook.spec["branch"]
     if branch == "current":
         found = run_process(call, ["git", "symbolic-ref", "--short", "HEAD"], git=True)
-        if found.status != "ok":
+        if found.status != Status.OK:
             return found._replace(error="no branch is checked out (a detached HEAD): "
                                   "cannot push branch 'current'")
         branch = found.stdout.strip()
@@ -79,15 +79,15 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
     duration = round((time.monotonic() - started) * 1000, 1)
     out, err = got.stdout.text(), got.stderr.text()  # at most 64 KiB each: head and tail
     if got.exec_error is not None:
-        return ActionResult("error", None, out, err, False, duration,
+        return ActionResult(Status.ERROR, None, out, err, False, duration,
                             f"could not start: {got.exec_error}", unknown=unknown)
     if got.timed_out:
-        return ActionResult("error", None, out, err, True, duration,
+        return ActionResult(Status.ERROR, None, out, err, True, duration,
                             f"timed out after {call.hook.timeout:g}s; its process group "
                             "was stopped", unknown=unknown)
     if got.cancelled:
-        return ActionResult("error", got.exit_code, out, err, False, duration,
+        return ActionResult(Status.ERROR, got.exit_code, out, err, False, duration,
                             "cancelled: initd is stopping", unknown=unknown)
-    status = "ok" if got.exit_code == 0 else "failed"
+    status = Status.OK if got.exit_code == 0 else Status.FAILED
     return ActionResult(status, got.exit_code, out, err, False, duration, unknown=unknown)
 

@@ -13,7 +13,7 @@ import os
 
 from initd.agentfs import Place
 from initd.events import templates
-from initd.events.actions import ActionResult, Call
+from initd.events.actions import ActionResult, Call, Status
 from initd.events.actions.process import run_process
 
 OUTPUT_LIMIT = 2**20  # of output.json, the child's answer
@@ -23,7 +23,7 @@ def spawn(call: Call) -> ActionResult:
     name = call.hook.spec["pipeline"]
     pipeline = call.pipelines.get(name)
     if pipeline is None:  # the loader checks this; the file may have changed since
-        return ActionResult("error", error=f"no pipeline {name!r} is defined")
+        return ActionResult(Status.ERROR, error=f"no pipeline {name!r} is defined")
     inputs, unknown = templates.data(call.hook.spec["inputs"], call.lookup)
     place = child_directory(call)
     directory = place.path

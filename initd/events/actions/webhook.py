@@ -25,7 +25,7 @@ import urllib.request
 from typing import Any
 
 from initd.events import templates
-from initd.events.actions import ActionResult, Call
+from initd.events.actions import ActionResult, Call, Status
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 SEND_TIMEOUT = 30.0  # one attempt to deliver the request
@@ -40,14 +40,14 @@ def send(call: Call) -> ActionResult:
         try:
             callback = Callback(spec["callback_port"])
         except OSError as err:
-            return ActionResult("error", error=f"cannot listen for the callback on "
+            return ActionResult(Status.ERROR, error=f"cannot listen for the callback on "
                                 f"127.0.0.1:{spec['callback_port']}: {err.strerror}")
         call = call._replace(variables={**call.variables, "CALLBACK_URL": callback.url})
     try:
         url, unknown = templates.url(spec["url"], call.lookup)
         refused = check_url(url)
         if refused:
-            return ActionResult("error", error=refused, unknown=tuple(unknown))
+            return ActionResult(Status.ERROR, error=refused, unknown=tuple(unknown))
         body, more = templates.data(spec["body"], call.lookup)
         headers, more_h = templates.data(spec["headers"], call.lookup)
         unknown += more + more_h
@@ -55,23 +55,23 @@ def send(call: Call) -> ActionResult:
                                          hook.retry_delay, call.cancel)
         ms = round((time.monotonic() - started) * 1000, 1)
         if error is not None:
-            return ActionResult("error", None, answer, "", False, ms, error,
+            return ActionResult(Status.ERROR, None, answer, "", False, ms, error,
                                 unknown=tuple(unknown))
         if status >= 400:
-            return ActionResult("failed", None, answer, "", False, ms,
+            return ActionResult(Status.FAILED, None, answer, "", False, ms,
                                 f"{spec['method']} {_safe(url)} answered HTTP {status}",
                                 unknown=tuple(unknown))
         if callback is None:
-            return ActionResult("ok", None, answer, "", False, ms, unknown=tuple(unknown))
+            return ActionResult(Status.OK, None, answer, "", False, ms, unknown=tuple(unknown))
         response = callback.wait(hook.timeout, call.cancel)
         ms = round((time.monotonic() - started) * 1000, 1)
         if response is None:
             why = "cancelled: initd is stopping" if call.cancel is not None and \
                 call.cancel.is_set() else f"no callback within {hook.timeout:g}s"
-            return ActionResult("error", None, answer, "", True, ms,
+            return ActionResult(Status.ERROR, None, answer, "", True, ms,
                                 f"{why} (on_timeout: {spec['on_timeout']})",
                                 aborted=spec["on_timeout"] == "abort", unknown=tuple(unknown))
-        return ActionResult("ok", None, answer, "", False, ms, response=json.dumps(response),
+        return ActionResult(Status.OK, None, answer, "", False, ms, response=json.dumps(response),
                             unknown=tuple(unknown))
     finally:
         if callback is not None:
