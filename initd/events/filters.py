@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from initd.events.model import EventHook
+from initd.events.model import EventHook, Shell
 from initd.hooks import patterns
 
 
@@ -22,7 +22,7 @@ def applies(hook: EventHook, payload: dict[str, Any]) -> bool:
 
 def files_for(hook: EventHook, payload: dict[str, Any]) -> list[str | None]:
     """A command with {file} runs once per (matching) file; anything else once."""
-    if hook.action != "shell" or "{file}" not in hook.spec.get("command", ""):
+    if not isinstance(hook.spec, Shell) or "{file}" not in hook.spec.command:
         return [None]
     files = payload_files(payload)
     if hook.pattern:

@@ -4,22 +4,84 @@ themselves (names, aliases, which may be blocked) are in initd/hooks/kinds.py.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 if TYPE_CHECKING:
     from initd.events.conditions import Condition
+
+
+# What each action does, its own fields (a tagged union: the class is the tag). The
+# field names are those the dialects have always recorded (trust hashes them).
+
+class Shell(NamedTuple):
+    command: str  # run by sh -c; {file} and ${NAME} are filled in (templates.shell)
+
+    @property
+    def action(self) -> str:
+        return "shell"
+
+
+class Script(NamedTuple):
+    path: str  # a discobot script, run as it is
+    id: str
+
+    @property
+    def action(self) -> str:
+        return "script"
+
+
+class Webhook(NamedTuple):
+    url: str
+    method: str
+    headers: dict[str, str]
+    body: Any
+    callback_port: int  # 0: any free port
+    on_timeout: str  # abort | continue
+
+    @property
+    def action(self) -> str:
+        return "webhook"
+
+
+class Spawn(NamedTuple):
+    pipeline: str
+    inputs: dict[str, Any]
+
+    @property
+    def action(self) -> str:
+        return "spawn"
+
+
+class GitCommit(NamedTuple):
+    message: str
+    noVerify: bool
+
+    @property
+    def action(self) -> str:
+        return "git-commit"
+
+
+class GitPush(NamedTuple):
+    remote: str
+    branch: str  # "current": the branch checked out
+
+    @property
+    def action(self) -> str:
+        return "git-push"
+
+
+Spec: TypeAlias = Shell | Script | Webhook | Spawn | GitCommit | GitPush
 
 
 class EventHook(NamedTuple):
     """One action on one event, from any dialect, as the engine runs it."""
 
     event: str  # the canonical event name
-    action: str  # script | shell | webhook | spawn | git-commit | git-push
     dialect: str  # discobot | iteratr | nyzhi | autoagent | pipelines
     source: str  # the file that defines it
     key: str  # where in that file, e.g. hooks.pre_iteration[0]
     label: str  # for people: the command, the URL, the pipeline
-    spec: dict[str, Any]  # the action's own fields (command, url, body, message, …)
+    spec: Spec  # what it does: its action and that action's own fields
     timeout: float  # seconds
     wait: bool  # await it (False: fire-and-forget, still owned and reaped)
     when: Condition | None = None
@@ -34,6 +96,10 @@ class EventHook(NamedTuple):
     stage: str | None = None  # a loop.yaml's hooks: only for events of that stage
     workspace: bool = True  # defined by the workspace (trust may be required), not the image
     warnings: tuple[str, ...] = ()
+
+    @property
+    def action(self) -> str:  # script | shell | webhook | spawn | git-commit | git-push
+        return self.spec.action
 
     @property
     def where(self) -> str:

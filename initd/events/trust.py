@@ -17,8 +17,9 @@ from initd.hooks.trust import Entry, for_script
 def for_event_hook(hook: EventHook) -> Entry | None:
     if hook.action == "script":
         return for_script(hook.source)
-    what: list[Any] = [hook.dialect, hook.source, hook.key, hook.event, hook.action, hook.spec,
-                       hook.timeout, hook.wait, hook.when.text if hook.when else None,
+    what: list[Any] = [hook.dialect, hook.source, hook.key, hook.event, hook.action,
+                       hook.spec._asdict(), hook.timeout, hook.wait,
+                       hook.when.text if hook.when else None,
                        hook.on_failure, hook.retries, hook.retry_delay, hook.block,
                        hook.on_error, hook.tool_name, hook.pattern, hook.stage]
     digest = hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()

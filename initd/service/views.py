@@ -23,7 +23,7 @@ def hook(found: Hook) -> dict[str, Any]:
 def event_hook(found: EventHook) -> dict[str, Any]:
     """An event hook (a condition by its text)."""
     view: dict[str, Any] = jsonview.view(found._replace(when=None))
-    view["when"] = found.when.text if found.when else None
+    view.update(action=found.action, when=found.when.text if found.when else None)
     return view
 
 

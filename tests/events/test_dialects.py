@@ -47,7 +47,8 @@ def test_iteratr_seed_example(ws: Path) -> None:
     shutil.copy(FIXTURES / "iteratr.hooks.yml", ws / ".iteratr.hooks.yml")
     found = iteratr.load(str(ws))
     assert errors(found) == []
-    assert [(h.event, h.spec["command"], h.timeout, h.action, h.wait) for h in found.hooks] == [
+    assert [(h.event, h.spec._asdict()["command"], h.timeout, h.action, h.wait)
+            for h in found.hooks] == [
         ("pre_iteration", "git status --short", 5.0, "shell", True),
         ("pre_iteration", "./scripts/context.sh {{iteration}}", 60.0, "shell", True)]
     assert found.hooks[1].key == "hooks.pre_iteration[1]"
@@ -56,7 +57,7 @@ def test_iteratr_seed_example(ws: Path) -> None:
 def test_iteratr_shorthand_and_default_timeout(ws: Path) -> None:
     shutil.copy(FIXTURES / "iteratr-shorthand.hooks.yml", ws / ".iteratr.hooks.yml")
     [hook] = iteratr.load(str(ws)).hooks
-    assert (hook.spec["command"], hook.timeout) == ("./scripts/context.sh", 30.0)
+    assert (hook.spec._asdict()["command"], hook.timeout) == ("./scripts/context.sh", 30.0)
 
 
 def test_iteratr_later_events_and_errors(ws: Path) -> None:
@@ -71,7 +72,7 @@ hooks:
       pipe_output: true
 """)
     found = iteratr.load(str(ws))
-    assert [(h.event, h.spec["command"]) for h in found.hooks] == [
+    assert [(h.event, h.spec._asdict()["command"]) for h in found.hooks] == [
         ("session_start", "echo start"), ("error", "echo {{error}}"),
         ("post_iteration", "echo after")]
     path = ws / ".iteratr.hooks.yml"
@@ -107,7 +108,7 @@ def test_nyzhi_seed_examples(ws: Path) -> None:
     shutil.copy(FIXTURES / "nyzhi.toml", put(ws / ".nyzhi" / "x", "").parent / "config.toml")
     found = nyzhi.load(str(ws), home(ws))
     assert errors(found) == []
-    rows = [(h.event, h.spec["command"], h.pattern, h.timeout, h.block, h.tool_name)
+    rows = [(h.event, h.spec._asdict()["command"], h.pattern, h.timeout, h.block, h.tool_name)
             for h in found.hooks]
     assert rows[:4] == [
         ("after_edit", "cargo fmt -- {file}", ("*.rs",), 30.0, False, ()),
@@ -126,7 +127,7 @@ def test_nyzhi_files_load_user_then_project_then_local_and_aliases(ws: Path) -> 
     put(ws / ".nyzhi" / "config.local.toml",
         '[agent]\nmodel = "x"\n[[agent.hooks]]\nevent = "teammate_idle"\ncommand = "echo local"\n')
     found = nyzhi.load(str(ws), home(ws))
-    assert [(h.event, h.spec["command"], h.workspace) for h in found.hooks] == [
+    assert [(h.event, h.spec._asdict()["command"], h.workspace) for h in found.hooks] == [
         ("post_tool", "echo user", False), ("pre_tool", "echo project", True),
         ("post_tool_failure", "echo failure", True), ("teammate_idle", "echo local", True)]
 
@@ -157,7 +158,7 @@ command = "x"
 tool_name = 3
 """)
     found = nyzhi.load(str(ws), home(ws))
-    assert [h.spec["command"] for h in found.hooks] == ["ok"]
+    assert [h.spec._asdict()["command"] for h in found.hooks] == ["ok"]
     assert [e.split(": ", 2)[1:] for e in errors(found)] == [
         ["agent.hooks[0].event", f"unknown event 'pre_tol' (known: {_known()}, or an "
                                  "alias of one)"],
@@ -274,11 +275,11 @@ def test_pipelines_seed_examples(ws: Path) -> None:
          "${STAGE} == 'work' && ${ITERATION} > 5"),
         ("stage_complete", "webhook", True, 86400.0, "continue", 3, "${STAGE} == 'plan'"),
         ("session_end", "webhook", False, 3600.0, "continue", 3, None)]
-    approval = found.hooks[6].spec
+    approval = found.hooks[6].spec._asdict()
     assert (approval["method"], approval["callback_port"], approval["on_timeout"]) == (
         "POST", 8765, "abort")
     assert approval["body"]["actions"][0]["callback"] == "${CALLBACK_URL}?action=approve"
-    assert found.hooks[2].spec == {"pipeline": "code-review", "inputs": {
+    assert found.hooks[2].spec._asdict() == {"pipeline": "code-review", "inputs": {
         "files_changed": "${CHANGED_FILES}", "parent_session": "${SESSION}"}}
     assert set(found.pipelines) == {"code-review", "collect-metrics"}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from initd.events.actions import ActionResult, Status
-from initd.events.model import EventHook
+from initd.events.model import EventHook, Shell
 from initd.events.verdict import Decision, Verdict, verdict
 from initd.hooks import kinds
 
@@ -15,8 +15,8 @@ AFTER_TURN = kinds.BY_NAME["after_turn"]  # not blockable
 
 
 def hook(**flags: object) -> EventHook:
-    return EventHook(event="pre_tool", action="shell", dialect="nyzhi", source="/ws/c.toml",
-                     key="agent.hooks[0]", label="check", spec={"command": "check"},
+    return EventHook(event="pre_tool", dialect="nyzhi", source="/ws/c.toml",
+                     key="agent.hooks[0]", label="check", spec=Shell("check"),
                      timeout=5.0, wait=True)._replace(**flags)
 
 

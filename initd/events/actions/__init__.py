@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from initd.events import templates
-from initd.events.model import EventHook
+from initd.events.model import EventHook, GitCommit, GitPush, Script, Shell, Webhook
 from initd.log import Logger
 from initd.users import Account
 
@@ -78,13 +77,19 @@ class ActionResult(NamedTuple):
     unknown: tuple[str, ...] = ()  # placeholders that had no value (left as written)
 
 
-Action = Callable[[Call], ActionResult]
-
-
 def run(call: Call) -> ActionResult:
+    """The hook's action, given its own typed fields."""
     from initd.events.actions import process, spawn, webhook
 
-    kinds: dict[str, Action] = {"shell": process.shell, "script": process.script,
-                                "git-commit": process.git_commit, "git-push": process.git_push,
-                                "webhook": webhook.send, "spawn": spawn.spawn}
-    return kinds[call.hook.action](call)
+    spec = call.hook.spec
+    if isinstance(spec, Shell):
+        return process.shell(call, spec)
+    if isinstance(spec, Script):
+        return process.script(call, spec)
+    if isinstance(spec, GitCommit):
+        return process.git_commit(call, spec)
+    if isinstance(spec, GitPush):
+        return process.git_push(call, spec)
+    if isinstance(spec, Webhook):
+        return webhook.send(call, spec)
+    return spawn.spawn(call, spec)

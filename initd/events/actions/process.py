@@ -12,46 +12,47 @@ from collections.abc import Sequence
 
 from initd.events import templates
 from initd.events.actions import ActionResult, Call, Status
+from initd.events.model import GitCommit, GitPush, Script, Shell
 from initd.hooks import runner
 
 
-def shell(call: Call) -> ActionResult:
+def shell(call: Call, spec: Shell) -> ActionResult:
     try:
-        rendered, refs, unknown = templates.shell(call.hook.spec["command"], call.lookup)
+        rendered, refs, unknown = templates.shell(spec.command, call.lookup)
     except templates.TemplateError as err:  # (loaders refuse these: a hook made in code)
         return ActionResult(Status.ERROR, error=str(err))
     return run_process(call, ["sh", "-c", rendered], refs, tuple(unknown))
 
 
-def script(call: Call) -> ActionResult:
-    return run_process(call, [call.hook.spec["path"]])
+def script(call: Call, spec: Script) -> ActionResult:
+    return run_process(call, [spec.path])
 
 
-def git_commit(call: Call) -> ActionResult:
+def git_commit(call: Call, spec: GitCommit) -> ActionResult:
     """Stage everything and commit it, with the templated message (AutoAgent's
     git-commit). Nothing to commit is a success that says so."""
-    message, unknown = templates.inline(call.hook.spec["message"], call.lookup)
+    message, unknown = templates.inline(spec.message, call.lookup)
     staged = run_process(call, ["git", "add", "-A"], git=True)
     if staged.status != Status.OK:
         return staged
     clean = run_process(call, ["git", "diff", "--cached", "--quiet"], git=True)
     if clean.exit_code == 0:
         return staged._replace(stdout="nothing to commit\n", unknown=tuple(unknown))
-    verify = ["--no-verify"] if call.hook.spec.get("noVerify") else []
+    verify = ["--no-verify"] if spec.noVerify else []
     return run_process(call, ["git", "commit", "-m", message, *verify], git=True,
                 unknown=tuple(unknown))
 
 
-def git_push(call: Call) -> ActionResult:
+def git_push(call: Call, spec: GitPush) -> ActionResult:
     """``git push REMOTE BRANCH``; ``current`` is the branch checked out now."""
-    branch = call.hook.spec["branch"]
+    branch = spec.branch
     if branch == "current":
         found = run_process(call, ["git", "symbolic-ref", "--short", "HEAD"], git=True)
         if found.status != Status.OK:
             return found._replace(error="no branch is checked out (a detached HEAD): "
                                   "cannot push branch 'current'")
         branch = found.stdout.strip()
-    return run_process(call, ["git", "push", call.hook.spec["remote"], branch], git=True)
+    return run_process(call, ["git", "push", spec.remote, branch], git=True)
 
 
 def event_input(call: Call) -> dict[str, object]:

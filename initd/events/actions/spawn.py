@@ -15,16 +15,17 @@ from initd.agentfs import Place
 from initd.events import templates
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.actions.process import run_process
+from initd.events.model import Spawn
 
 OUTPUT_LIMIT = 2**20  # of output.json, the child's answer
 
 
-def spawn(call: Call) -> ActionResult:
-    name = call.hook.spec["pipeline"]
+def spawn(call: Call, spec: Spawn) -> ActionResult:
+    name = spec.pipeline
     pipeline = call.pipelines.get(name)
     if pipeline is None:  # the loader checks this; the file may have changed since
         return ActionResult(Status.ERROR, error=f"no pipeline {name!r} is defined")
-    inputs, unknown = templates.data(call.hook.spec["inputs"], call.lookup)
+    inputs, unknown = templates.data(spec.inputs, call.lookup)
     place = child_directory(call)
     directory = place.path
     inputs_file = os.path.join(directory, "inputs.json")

@@ -26,32 +26,33 @@ from typing import Any
 
 from initd.events import templates
 from initd.events.actions import ActionResult, Call, Status
+from initd.events.model import Webhook
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 SEND_TIMEOUT = 30.0  # one attempt to deliver the request
 ANSWER_LIMIT = 64 * 1024
 
 
-def send(call: Call) -> ActionResult:
-    spec, hook = call.hook.spec, call.hook
+def send(call: Call, spec: Webhook) -> ActionResult:
+    hook = call.hook
     started = time.monotonic()
     callback = None
     if hook.wait:
         try:
-            callback = Callback(spec["callback_port"])
+            callback = Callback(spec.callback_port)
         except OSError as err:
             return ActionResult(Status.ERROR, error=f"cannot listen for the callback on "
-                                f"127.0.0.1:{spec['callback_port']}: {err.strerror}")
+                                f"127.0.0.1:{spec.callback_port}: {err.strerror}")
         call = call._replace(variables={**call.variables, "CALLBACK_URL": callback.url})
     try:
-        url, unknown = templates.url(spec["url"], call.lookup)
+        url, unknown = templates.url(spec.url, call.lookup)
         refused = check_url(url)
         if refused:
             return ActionResult(Status.ERROR, error=refused, unknown=tuple(unknown))
-        body, more = templates.data(spec["body"], call.lookup)
-        headers, more_h = templates.data(spec["headers"], call.lookup)
+        body, more = templates.data(spec.body, call.lookup)
+        headers, more_h = templates.data(spec.headers, call.lookup)
         unknown += more + more_h
-        status, answer, error = _deliver(spec["method"], url, headers, body, hook.retries,
+        status, answer, error = _deliver(spec.method, url, headers, body, hook.retries,
                                          hook.retry_delay, call.cancel)
         ms = round((time.monotonic() - started) * 1000, 1)
         if error is not None:
@@ -59,7 +60,7 @@ def send(call: Call) -> ActionResult:
                                 unknown=tuple(unknown))
         if status >= 400:
             return ActionResult(Status.FAILED, None, answer, "", False, ms,
-                                f"{spec['method']} {_safe(url)} answered HTTP {status}",
+                                f"{spec.method} {_safe(url)} answered HTTP {status}",
                                 unknown=tuple(unknown))
         if callback is None:
             return ActionResult(Status.OK, None, answer, "", False, ms, unknown=tuple(unknown))
@@ -69,8 +70,8 @@ def send(call: Call) -> ActionResult:
             why = "cancelled: initd is stopping" if call.cancel is not None and \
                 call.cancel.is_set() else f"no callback within {hook.timeout:g}s"
             return ActionResult(Status.ERROR, None, answer, "", True, ms,
-                                f"{why} (on_timeout: {spec['on_timeout']})",
-                                aborted=spec["on_timeout"] == "abort", unknown=tuple(unknown))
+                                f"{why} (on_timeout: {spec.on_timeout})",
+                                aborted=spec.on_timeout == "abort", unknown=tuple(unknown))
         return ActionResult(Status.OK, None, answer, "", False, ms, response=json.dumps(response),
                             unknown=tuple(unknown))
     finally:

@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from initd.events.dialects.common import Collected, Fields, LoadError, read
-from initd.events.model import EventHook
+from initd.events.model import EventHook, GitCommit, GitPush, Shell
 
 DEFAULT_TIMEOUT_MS = 60_000
 COMMIT_MESSAGE = "Complete issue #{{issueNumber}}: {{issueTitle}}"
@@ -52,16 +52,16 @@ def _hook(event: str, entry: object, path: str, key: str, in_workspace: bool) ->
         workspace=in_workspace)
     if kind == "command":
         command = f.command("command")
-        return EventHook(action="shell", label=command, spec={"command": command},
+        return EventHook(label=command, spec=Shell(command),
                          warnings=f.unknown(), **common)
     if kind == "git-commit":
         message = f.text("message", COMMIT_MESSAGE, required=False)
-        return EventHook(action="git-commit", label=f"git commit -m {message!r}",
-                         spec={"message": message, "noVerify": f.flag("noVerify", False)},
+        return EventHook(label=f"git commit -m {message!r}",
+                         spec=GitCommit(message, f.flag("noVerify", False)),
                          warnings=f.unknown(), **common)
     remote, branch = f.text("remote", "origin"), f.text("branch", "current")
-    return EventHook(action="git-push", label=f"git push {remote} {branch}",
-                     spec={"remote": remote, "branch": branch}, warnings=f.unknown(),
+    return EventHook(label=f"git push {remote} {branch}",
+                     spec=GitPush(remote, branch), warnings=f.unknown(),
                      **common)
 
 

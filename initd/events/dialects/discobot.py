@@ -5,7 +5,7 @@ dialects (``block``, ``tool_name``, ``pattern``, ``when``, ``on_failure``, ``on_
 from __future__ import annotations
 
 from initd.events.dialects.common import Collected, Fields
-from initd.events.model import EventHook
+from initd.events.model import EventHook, Script
 from initd.hooks import discovery
 from initd.hooks.model import Hook
 
@@ -22,8 +22,8 @@ def load(workspace: str, image_dir: str) -> Collected:
 def _hook(hook: Hook, image_dir: str) -> EventHook:
     f = Fields(dict(hook.options), hook.path, f"front matter of hook {hook.name!r}")
     return EventHook(
-        event=hook.type, action="script", dialect="discobot", source=hook.path, key=f.key,
-        label=hook.name, spec={"path": hook.path, "id": hook.id}, timeout=hook.timeout,
+        event=hook.type, dialect="discobot", source=hook.path, key=f.key,
+        label=hook.name, spec=Script(hook.path, hook.id), timeout=hook.timeout,
         wait=True, when=f.condition("when"),
         on_failure=f.choice("on_failure", ("continue", "abort", "retry"), "continue"),
         retries=int(f.number("retries", 0, positive=False, whole=True)),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from initd.events.dialects.common import Collected, Fields, LoadError
-from initd.events.model import EventHook
+from initd.events.model import EventHook, Shell
 
 FILE = ".iteratr.hooks.yml"
 DEFAULT_TIMEOUT = 30.0
@@ -39,7 +39,7 @@ def _hook(event: str, entry: object, path: str, key: str) -> EventHook:
     f = Fields(entry, path, key)
     command = f.command("command")
     return EventHook(
-        event=event, action="shell", dialect="iteratr", source=path, key=key,
-        label=command, spec={"command": command},
+        event=event, dialect="iteratr", source=path, key=key,
+        label=command, spec=Shell(command),
         timeout=f.number("timeout", DEFAULT_TIMEOUT), wait=True,
         warnings=f.unknown())

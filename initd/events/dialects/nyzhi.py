@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from initd.events.dialects.common import Collected, Fields, LoadError, event_of
-from initd.events.model import EventHook
+from initd.events.model import EventHook, Shell
 
 DEFAULT_TIMEOUT = 30.0
 # The seed's "special exit codes": exit 2 is a rejection with feedback for team hooks
@@ -55,8 +55,8 @@ def _hook(entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
         raise f.error("block", f"{event.name} cannot be blocked (only "
                       "pre_tool, teammate_idle, task_completed and the Pre*/Stop events can)")
     return EventHook(
-        event=event.name, action="shell", dialect="nyzhi", source=path, key=key,
-        label=command, spec={"command": command},
+        event=event.name, dialect="nyzhi", source=path, key=key,
+        label=command, spec=Shell(command),
         timeout=f.number("timeout", DEFAULT_TIMEOUT), wait=True, block=block,
         exit2_blocks=event.name in EXIT2_EVENTS,
         on_error=f.choice("on_error", ("allow", "deny"), "allow"),

@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from initd.events.dialects.common import Collected, Fields, LoadError
-from initd.events.model import EventHook
+from initd.events.model import EventHook, Shell, Spawn, Webhook
 
 STAGE_FILES = ("pipeline.yaml", "loop.yaml", "stage.yaml")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -49,13 +49,13 @@ def load(workspace: str, home: str) -> Collected:
                 found.hook(path, _action, event.name, action, path, f"{key}[{index}]",
                            stage if isinstance(stage, str) else None, in_workspace)
     for hook in found.hooks:  # a spawn must name a pipeline some file defines
-        if hook.action == "spawn" and hook.spec["pipeline"] not in found.pipelines:
+        if isinstance(hook.spec, Spawn) and hook.spec.pipeline not in found.pipelines:
             found.error(hook.source, LoadError(
-                f"{hook.where}.pipeline: no pipeline {hook.spec['pipeline']!r} is defined "
+                f"{hook.where}.pipeline: no pipeline {hook.spec.pipeline!r} is defined "
                 f"(known: {', '.join(sorted(found.pipelines)) or 'none'}; define it under "
                 "pipelines:)"))
     found.hooks = [h for h in found.hooks
-                   if h.action != "spawn" or h.spec["pipeline"] in found.pipelines]
+                   if not isinstance(h.spec, Spawn) or h.spec.pipeline in found.pipelines]
     return found
 
 
@@ -91,12 +91,12 @@ def _action(event: str, data: object, path: str, key: str, stage: str | None,
         retry_delay=f.number("retry_delay", 5.0, positive=False), workspace=in_workspace)
     if kind == "shell":
         command = f.command("command")
-        return EventHook(action="shell", label=command, spec={"command": command},
+        return EventHook(label=command, spec=Shell(command),
                          warnings=f.unknown(), **common)
     if kind == "spawn":
         pipeline = f.text("pipeline", required=True)
-        return EventHook(action="spawn", label=f"spawn {pipeline}",
-                         spec={"pipeline": pipeline, "inputs": f.mapping("inputs") or {}},
+        return EventHook(label=f"spawn {pipeline}",
+                         spec=Spawn(pipeline, f.mapping("inputs") or {}),
                          warnings=f.unknown(), **common)
     url = f.text("url", required=True)
     headers = f.mapping("headers") or {}
@@ -106,8 +106,8 @@ def _action(event: str, data: object, path: str, key: str, stage: str | None,
     if port > 65535:
         raise f.error("callback_port", f"expected a port 0-65535 (0: any free one), got "
                       f"{int(port)}")
-    spec = {"url": url, "method": f.choice("method", METHODS, "POST"), "headers": headers,
-            "body": f.get("body"), "callback_port": int(port),
-            "on_timeout": f.choice("on_timeout", ("abort", "continue"), "abort")}
-    return EventHook(action="webhook", label=f"{spec['method']} {url}", spec=spec,
+    spec = Webhook(url=url, method=f.choice("method", METHODS, "POST"), headers=headers,
+                   body=f.get("body"), callback_port=int(port),
+                   on_timeout=f.choice("on_timeout", ("abort", "continue"), "abort"))
+    return EventHook(label=f"{spec.method} {url}", spec=spec,
                      warnings=f.unknown(), **common)
