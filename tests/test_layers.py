@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "initd"
 PID1 = {"initd", "initd.__main__", "initd.cli", "initd.pid1", "initd.errors"}
 SYSTEM = {"initd.paths", "initd.proc", "initd.users", "initd.statefile", "initd.agentfs",
           "initd.log", "initd.settings", "initd.safeyaml", "initd.channel", "initd.httpd",
-          "initd.git", "initd.ready", "initd.fs"}
+          "initd.git", "initd.ready", "initd.clock", "initd.jsonview"}
 RANK = {"pid1": 0, "system": 1, "hooks": 2, "events": 3, "supervisor": 4, "service": 4,
         "commands": 5}
 

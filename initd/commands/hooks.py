@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from initd import jsonview, log, paths, settings, users
-from initd.commands.options import Parser, socket_option, workspace_option
+from initd.commands.options import Parser, socket_option, table, workspace_option
 from initd.errors import InitdError, UsageError, one_line, shown
 from initd.hooks import discovery, model
 from initd.service import views
@@ -96,10 +96,7 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
             details.append("blocking=false")
         rows.append((hook.id, hook.type, hook.run_as, one_line(" ".join(details)),
                      one_line(hook.name), one_line(hook.path)))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
-              + "  " + row[5])
+    table(rows)
     for hook in found.hooks:
         for warning in hook.warnings:
             print(f"warning: {one_line(hook.path)}: {one_line(warning)}")
@@ -108,11 +105,7 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
         rows = [("EVENT", "DIALECT", "ACTION", "DETAILS", "RUNS", "WHERE")]
         rows += [(h.event, h.dialect, h.action, " ".join(_details(h)), h.label, h.where)
                  for h in events.hooks]
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        for row in rows:
-            print("  ".join(cell.ljust(width) for cell, width in zip(row, widths,
-                                                                     strict=False))
-                  + "  " + row[5])
+        table(rows)
     for problem in found.problems:
         print(f"{problem.severity}: {problem}")
     for _, reason, severity in events.problems:

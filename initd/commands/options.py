@@ -166,3 +166,13 @@ def timeout_option(p: argparse.ArgumentParser, default: float) -> None:
     p.add_argument("--timeout", metavar="SECONDS", default=default, type=positive,
                    help=f"give up after this long (default {default:g}; keep it "
                         "under the probe's timeoutSeconds)")
+
+
+def table(rows: Sequence[Sequence[str]]) -> None:
+    """Rows as columns for people: each column as wide as its widest cell, two spaces
+    apart, the last one as it is (a path, a command)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        print("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths,
+                                                                    strict=False)),
+                         row[-1]]).rstrip())

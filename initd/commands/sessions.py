@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 
 from initd import statefile, users
-from initd.commands.options import Parser
+from initd.commands.options import Parser, table
 
 
 def sessions(argv: Sequence[str]) -> int:
@@ -32,8 +32,5 @@ def sessions(argv: Sequence[str]) -> int:
     rows += [(str(r.get("id")), str(r.get("status")), str(r.get("startTime")),
               str(r.get("endTime") or "-"), str(r.get("events", 0)),
               str(r.get("blocked", 0)), str(r.get("workspace"))) for r in found]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-              .rstrip())
+    table(rows)
     return 0

@@ -23,8 +23,8 @@ from typing import Any
 
 from initd import proc
 from initd.agentfs import Place
-from initd.hooks.changes import git
-from initd.hooks.status import now_iso
+from initd.clock import now_iso
+from initd.git import git
 from initd.statefile import StateFile
 
 KEEP_OUTPUT = 4096  # of each hook's stdout and stderr, in the event lines

@@ -10,88 +10,10 @@ shell. *Changed* files are the dirty ones modified since the marker.
 from __future__ import annotations
 
 import os
-import subprocess
-from collections.abc import Sequence
 
 from initd.errors import InitdError
+from initd.git import git
 from initd.users import Account
-
-
-def git_env(account: Account | None = None) -> dict[str, str]:
-    """initd's own git calls see none of a calling git's GIT_DIR/GIT_INDEX_FILE (a hook
-    or a commit may be what called us); as ``account``, with its HOME and USER."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    if account is not None:
-        env.update(account.env())
-    return env
-
-
-OUTPUT_LIMIT = 64 * 2**20  # of git's stdout: a workspace's changed names, with room
-
-
-def run_git(args: Sequence[str], account: Account | None = None, timeout: float = 120,
-            check: bool = False, limit: int = OUTPUT_LIMIT,
-            ) -> subprocess.CompletedProcess[bytes]:
-    """``git ARGS`` as ``account`` when root acts for it: whatever the agent's repository
-    or ~/.gitconfig configures (core.fsmonitor, filters, hooks, includes) then runs as
-    the agent, never as root (invariant 8). None: as this process's own user. At most
-    ``limit`` bytes of output are held (a million untracked files with long names must
-    not cost root gigabytes): past that, git is stopped and OSError says so."""
-    drop = account is not None and account.uid != os.geteuid()
-    argv = ["git", *args]
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          env=git_env(account), stdin=subprocess.DEVNULL, cwd="/",
-                          user=account.uid if drop and account else None,
-                          group=account.gid if drop and account else None,
-                          extra_groups=list(account.groups) if drop and account else None,
-                          ) as child:
-        try:
-            out, err = _read_capped(child, limit, timeout, " ".join(args[-3:]))
-        except BaseException:
-            child.kill()
-            raise
-        code = child.wait()
-    done = subprocess.CompletedProcess(argv, code, out, err)
-    if check:
-        done.check_returncode()
-    return done
-
-
-def _read_capped(child: subprocess.Popen[bytes], limit: int, timeout: float,
-                 what: str) -> tuple[bytes, bytes]:
-    import selectors
-    import time
-
-    assert child.stdout is not None and child.stderr is not None
-    deadline = time.monotonic() + timeout
-    got: dict[int, list[bytes]] = {child.stdout.fileno(): [], child.stderr.fileno(): []}
-    size = 0
-    with selectors.DefaultSelector() as selector:
-        for pipe in (child.stdout, child.stderr):
-            selector.register(pipe.fileno(), selectors.EVENT_READ)
-        while selector.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise subprocess.TimeoutExpired(child.args, timeout)
-            for key, _ in selector.select(left):
-                chunk = os.read(key.fd, 1 << 16)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    continue
-                got[key.fd].append(chunk)
-                size += len(chunk)
-                if size > limit:
-                    raise OSError(f"git …{what}: over {limit} bytes of output: stopped")
-    return b"".join(got[child.stdout.fileno()]), b"".join(got[child.stderr.fileno()])
-
-
-def git(workspace: str, *args: str, account: Account | None = None,
-        timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
-    """git in ``workspace`` (as ``account``, see run_git), trusting that one path (the
-    agent's workspace may belong to root, or git run as the agent may read root's):
-    initd's only way of calling git there."""
-    return run_git(["-c", f"safe.directory={workspace}", "-C", workspace, *args], account,
-                   timeout)
 
 
 class NotARepository(InitdError):

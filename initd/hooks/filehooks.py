@@ -25,12 +25,13 @@ import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from initd.clock import now_iso
 from initd.hooks import changes, patterns
 from initd.hooks.context import HookContext
 from initd.hooks.model import Hook
 from initd.hooks.run import run_one
 from initd.hooks.runner import Result
-from initd.hooks.status import Status, StatusStore, now_iso
+from initd.hooks.status import Status, StatusStore
 
 NONE, REPROMPT, STOPPED, CANCELLED = "none", "reprompt", "stopped", "cancelled"
 

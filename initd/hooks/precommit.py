@@ -22,9 +22,8 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from initd import agentfs
+from initd import agentfs, git
 from initd.errors import InitdError
-from initd.hooks import changes
 from initd.hooks.model import Hook
 from initd.users import Account
 
@@ -61,7 +60,7 @@ class Repo:
 
     def git(self, *args: str) -> str:
         try:
-            out = changes.git(self.workspace, *args, account=self.account, timeout=30)
+            out = git.git(self.workspace, *args, account=self.account, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as err:
             raise InitdError(f"git {' '.join(args)}: {err}") from None
         if out.returncode != 0:
@@ -167,11 +166,11 @@ def trust_for(repo: Repo, agent: Account) -> bool:
     if agent.uid == repo.owner[0]:
         return False  # the agent owns it: git has nothing to object to
     config = os.path.join(agent.home, ".gitconfig")
-    listed = changes.run_git(["config", "--file", config, "--get-all", "safe.directory"],
+    listed = git.run(["config", "--file", config, "--get-all", "safe.directory"],
                              agent, timeout=30)
     if repo.top in os.fsdecode(listed.stdout).splitlines():
         return False
-    changes.run_git(["config", "--file", config, "--add", "safe.directory", repo.top], agent,
+    git.run(["config", "--file", config, "--add", "safe.directory", repo.top], agent,
                     timeout=30, check=True)
     return True
 

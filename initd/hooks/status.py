@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, BinaryIO
 
 from initd.agentfs import Place
+from initd.clock import now_iso
 from initd.hooks.model import Hook
 from initd.hooks.runner import Result
 from initd.proc import start_ticks
@@ -32,12 +33,6 @@ COUNTERS = ("runCount", "failCount", "consecutiveFailures")
 LOG_READ_LIMIT = 16 * 2**20  # a log is capped at 10 MiB (runner.LOG_CAP) plus a marker
 MARKER = ".last-eval"
 CLOCK_REALTIME_COARSE = 5  # Linux's (the time module names only the precise one)
-
-
-def now_iso() -> str:
-    """Now, as ``2026-11-25T03:08:36.513Z`` (UTC, milliseconds)."""
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
 def empty() -> Status:

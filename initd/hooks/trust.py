@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from initd import agentfs
+from initd.clock import now_iso
 from initd.hooks.model import Hook
-from initd.hooks.status import now_iso
 from initd.paths import DEFAULT_TRUST_FILE
 from initd.statefile import StateFile
 

@@ -6,7 +6,7 @@ import signal
 import time
 from typing import TYPE_CHECKING, Any
 
-from initd import proc
+from initd import clock, proc
 from initd.errors import InitdError
 from initd.log import Logger
 from initd.pid1 import write_line
@@ -186,4 +186,4 @@ class Supervised:
 def _iso(when: float | None) -> str | None:
     if when is None:
         return None
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{int(when % 1 * 1000):03d}Z"
+    return clock.iso(when)

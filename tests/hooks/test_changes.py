@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from initd import git as initd_git
 from initd.hooks import changes
 from tests.hooks.support import GIT_ENV
 
@@ -370,7 +371,7 @@ def test_gits_output_is_capped_not_held_whole(repo: Path) -> None:
     million long names must not cost root gigabytes. Past the cap, git is stopped."""
     for n in range(200):
         (repo / f"{'x' * 100}-{n}").write_text("")
-    whole = changes.git(str(repo), "ls-files", "-z", "--others")
+    whole = initd_git.git(str(repo), "ls-files", "-z", "--others")
     assert whole.returncode == 0 and len(whole.stdout) > 20_000
     with pytest.raises(OSError, match="over 10000 bytes of output"):
-        changes.run_git(["-C", str(repo), "ls-files", "-z", "--others"], limit=10_000)
+        initd_git.run(["-C", str(repo), "ls-files", "-z", "--others"], limit=10_000)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from initd.events import templates
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.model import GitCommit, GitPush, Script, Shell
+from initd.git import scrubbed
 from initd.hooks import runner
 
 
@@ -71,7 +72,7 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
          unknown: tuple[str, ...] = (), git: bool = False) -> ActionResult:
     env = {**call.env, **(refs or {})}
     if git:  # the workspace's repository, whatever git may have called the agent
-        env = {k: v for k, v in env.items() if not k.startswith("GIT_")}
+        env = scrubbed(env)
     stdin = json.dumps(event_input(call)).encode()
     started = time.monotonic()
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
