@@ -9,7 +9,7 @@ import pytest
 from initd import settings
 from initd.commands import options
 from initd.errors import InitdError
-from initd.settings import Restart
+from initd.values import Restart
 
 
 def load(argv: list[str], env: dict[str, str] | None = None,

@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import Sequence
 
-from initd import httpd, log, settings, users
+from initd import httpd, log, settings, users, values
 from initd.commands.options import Parser, socket_option, workspace_option
 from initd.service.app import make_app
 from initd.service.core import HookService
@@ -28,7 +28,7 @@ def parser() -> Parser:
     p.add_argument("--hooks-dir", metavar="DIR", help="(INITD_HOOKS_DIR)")
     p.add_argument("--session-id", metavar="ID", help="(INITD_SESSION_ID, SESSION_ID)")
     p.add_argument("--user", metavar="NAME", help="the agent user: its group may connect")
-    p.add_argument("--max-reprompts", metavar="N", type=settings.count,
+    p.add_argument("--max-reprompts", metavar="N", type=values.count,
                    help="hook-triggered re-prompts per user message (INITD_MAX_REPROMPTS; "
                         "default 3)")
     p.add_argument("--config", metavar="PATH", help="config file (INITD_CONFIG)")

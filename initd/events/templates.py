@@ -20,6 +20,8 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
+from initd.events.shquote import COMMENT, HEREDOC, LITERAL, quote_states
+
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}|\$\{([A-Za-z_]\w*)\}|\{(file)\}")
 PREFIX = "INITD_V_"
 MISSING = object()
@@ -61,7 +63,7 @@ def shell(command: str, lookup: Lookup) -> tuple[str, dict[str, str], list[str]]
     unknown: list[str] = []
     out: list[str] = []
     at = 0
-    states = _quote_states(command)
+    states = quote_states(command)
     for match in PLACEHOLDER.finditer(command):
         state = states[match.start()]
         if state == LITERAL:
@@ -86,151 +88,13 @@ def shell(command: str, lookup: Lookup) -> tuple[str, dict[str, str], list[str]]
 
 def check(command: str) -> str | None:
     """Why the placeholders of a shell command cannot work (for a load error), or None."""
-    states = _quote_states(command)
+    states = quote_states(command)
     for match in PLACEHOLDER.finditer(command):
         if states[match.start()] == LITERAL:
             return (f"placeholder {match.group(0)} is inside a here-document with a quoted "
                     "delimiter (<<'EOF'), where the shell expands nothing: write <<EOF "
                     "instead")
     return None
-
-
-# The states _quote_states gives a position, besides "" (unquoted), "'" and '"'.
-COMMENT = "#"  # after an unquoted # that starts a word, to the end of the line
-HEREDOC = "<<"  # a here-document's body: expanded, but its quotes are plain text
-LITERAL = "<<'"  # a here-document's body whose delimiter was quoted: nothing expanded
-_WORD_END = " \t\n;&|()<>"
-
-
-class _Frame:
-    """One level of nesting: the top, a ``$(…)``/backquoted command, or a here-document's
-    body (where quotes are plain text, but ``$(…)`` and backquotes still run)."""
-
-    def __init__(self, opener: str = "", heredoc: bool = False) -> None:
-        self.opener = opener  # "" | "$(" | "`"
-        self.heredoc = heredoc
-        self.quote = ""  # "" | "'" | '"'
-        self.parens = 0  # "(" opened inside it, not yet closed
-
-
-def _quote_states(command: str, heredoc: bool = False) -> list[str]:
-    """For each position: "" outside quotes, "'" inside single, '"' inside double quotes,
-    COMMENT in a comment, HEREDOC or LITERAL in a here-document's body, as sh reads it: a
-    ``$(…)`` or a backquoted command starts afresh, unquoted, even inside double quotes;
-    a quote inside a comment or a here-document opens nothing (a comment such as ``# it's``
-    once made every later placeholder look quoted)."""
-    states: list[str] = []
-    frames = [_Frame(heredoc=heredoc)]
-    pending: list[tuple[str, bool, bool]] = []  # here-documents opened on this line
-    escaped = False
-    at = 0
-    while at < len(command):
-        char, frame = command[at], frames[-1]
-        plain = not frame.quote and not escaped
-        if plain and not frame.heredoc and char == "#" and (
-                at == 0 or command[at - 1] in _WORD_END):
-            end = command.find("\n", at)
-            end = len(command) if end < 0 else end
-            states += [COMMENT] * (end - at)
-            at = end
-            continue
-        if plain and not frame.heredoc and command.startswith("<<", at) and \
-                not command.startswith("<<<", at):
-            opened = _heredoc_operator(command, at + 2)
-            if opened is not None:
-                end, delimiter, strip, quoted = opened
-                pending.append((delimiter, strip, quoted))
-                states += [""] * (end - at)
-                at = end
-                continue
-        if plain and char == "\n" and pending:
-            states.append(frame.quote)
-            at += 1
-            for delimiter, strip, quoted in pending:
-                at = _heredoc_body(command, at, delimiter, strip, quoted, states)
-            pending = []
-            continue
-        states.append(HEREDOC if frame.heredoc and not frame.quote else frame.quote)
-        if escaped:
-            escaped = False
-        elif frame.quote == "'":
-            if char == "'":
-                frame.quote = ""
-        elif char == "\\":
-            escaped = True
-        elif char == "$" and command[at + 1 : at + 2] == "(":
-            states.append(states[-1])  # the "(" itself
-            frames.append(_Frame("$("))
-            at += 2
-            continue
-        elif char == "`":
-            if frame.opener == "`" and not frame.quote:
-                frames.pop()
-            else:
-                frames.append(_Frame("`"))
-        elif frame.quote == '"':
-            if char == '"':
-                frame.quote = ""
-        elif frame.heredoc:
-            pass  # quotes and parentheses are plain text in a here-document's body
-        elif char in "'\"":
-            frame.quote = char
-        elif char == "(":
-            frame.parens += 1
-        elif char == ")":
-            if frame.parens:
-                frame.parens -= 1
-            elif frame.opener == "$(" and len(frames) > 1:
-                frames.pop()
-        at += 1
-    return states
-
-
-def _heredoc_operator(command: str, at: int) -> tuple[int, str, bool, bool] | None:
-    """After ``<<``: (where the delimiter word ends, the delimiter, ``<<-``, quoted)."""
-    strip = command.startswith("-", at)
-    at += strip
-    while at < len(command) and command[at] in " \t":
-        at += 1
-    word: list[str] = []
-    quoted = False
-    while at < len(command) and command[at] not in _WORD_END:
-        char = command[at]
-        if char in "'\"":
-            quoted = True
-            close = command.find(char, at + 1)
-            close = len(command) if close < 0 else close
-            word.append(command[at + 1 : close])
-            at = close + 1
-        elif char == "\\":
-            quoted = True
-            word.append(command[at + 1 : at + 2])
-            at += 2
-        else:
-            word.append(char)
-            at += 1
-    delimiter = "".join(word)
-    return (at, delimiter, strip, quoted) if delimiter else None
-
-
-def _heredoc_body(command: str, at: int, delimiter: str, strip: bool, quoted: bool,
-                  states: list[str]) -> int:
-    """The states of a here-document's body from ``at`` through its delimiter line; where
-    the command goes on after it."""
-    body_start = at
-    while at < len(command):
-        end = command.find("\n", at)
-        end = len(command) if end < 0 else end
-        line = command[at:end]
-        if (line.lstrip("\t") if strip else line) == delimiter:
-            break
-        at = min(end + 1, len(command))
-    body = command[body_start:at]
-    states += [LITERAL] * len(body) if quoted else _quote_states(body, heredoc=True)
-    end = command.find("\n", at)
-    end = len(command) if end < 0 else end + 1
-    states += [""] * (end - at)  # the delimiter line
-    return end
 
 
 def inline(template: str, lookup: Lookup, encode: Callable[[str], str] = str,

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from initd import proc, statefile, users
 from initd.agentfs import Place
 from initd.hooks import runner
+from initd.hooks.memory import MemoryStore
 from initd.hooks.model import Hook
-from initd.hooks.status import MemoryStore, StatusStore
+from initd.hooks.status import StatusStore
 from initd.log import Logger
 
 if TYPE_CHECKING:

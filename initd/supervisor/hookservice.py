@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from initd import proc
 from initd.channel import Channel, Message, ProtocolError, close_fd
-from initd.errors import shown
-from initd.hooks import model, runner
+from initd.hooks import runner
 from initd.log import Logger
-from initd.settings import Restart
+from initd.supervisor import requests
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
+from initd.values import Restart
 
 if TYPE_CHECKING:  # (root's copies pull in the file-hook engine and its globs: ~10 ms
     # of every boot with a service, for what only run_as: root hooks need)
@@ -46,8 +46,6 @@ if TYPE_CHECKING:  # (root's copies pull in the file-hook engine and its globs: 
 MAX_REQUESTS = 4  # root-hook and precommit requests running at once; more: "busy"
 PRECOMMIT_TIMEOUT = 60.0
 REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
-FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "root-hook": {"id", "hook"},
-          "precommit": {"id"}}  # every op, and the fields it may carry besides "op"
 
 
 class ServiceChild(Supervised):
@@ -147,7 +145,7 @@ class ServiceChild(Supervised):
             self._close_channel()  # the service is going; its exit comes by its pidfd
             return
         for message in messages:
-            problem = self._problem(message)
+            problem = requests.problem(message, self._runs)
             if problem is not None:
                 self._violated(problem)
                 return
@@ -164,27 +162,6 @@ class ServiceChild(Supervised):
                              wait=0)
             else:
                 self._request(channel, message)
-
-    def _problem(self, message: Message) -> str | None:
-        """Why ``message`` is not one of ours, in a few words (never its data)."""
-        op = message.get("op")
-        allowed = FIELDS.get(op) if isinstance(op, str) else None
-        if allowed is None:
-            return f"an unknown op {shown(op, 24)}"
-        if not set(message) - {"op"} <= allowed:
-            return f"a {op} message with fields it does not have"
-        if op == "ready":
-            pid = message.get("pid")
-            return None if pid is None or _whole(pid) else "a ready message with a bad pid"
-        request_id = message.get("id")
-        if not _whole(request_id):
-            return f"a {op} message without a request id"
-        if op != "cancel" and request_id in self._runs:
-            return f"a {op} request reusing the id of one still running"
-        if op == "root-hook" and not (isinstance(message.get("hook"), str)
-                                      and model.ID.fullmatch(message["hook"])):
-            return "a root-hook request whose hook is not a hook id"
-        return None
 
     def _violated(self, problem: str) -> None:
         """Not ours: one line, the channel closed, the service killed (and so restarted,
@@ -276,7 +253,3 @@ class ServiceChild(Supervised):
             pass
         if self.roots is not None:
             self.roots.close()
-
-
-def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**53

@@ -10,9 +10,9 @@ from initd import clock, proc
 from initd.errors import InitdError
 from initd.log import Logger
 from initd.pid1 import write_line
-from initd.settings import Restart
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.states import State
+from initd.values import Restart
 
 if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
     from initd.supervisor import readiness

@@ -134,7 +134,7 @@ def test_state_in_memory_writes_file_lists_only_in_a_directory_of_its_own(
     directory: into a 0700 mkdtemp of this process's, never a name in /tmp another user
     could take first (a link there, a directory)."""
     from initd.agentfs import Place
-    from initd.hooks.status import MemoryStore
+    from initd.hooks.memory import MemoryStore
 
     first = MemoryStore(Place(str(tmp_path)), "read-only").write_list("fmt", b"a.py\0")
     again = MemoryStore(Place(str(tmp_path)), "read-only").write_list("fmt", b"b.py\0")

@@ -17,7 +17,7 @@ from initd.channel import Channel
 from initd.service.app import make_app
 from initd.service.core import HookService
 from initd.service.link import SupervisorLink
-from initd.settings import Restart
+from initd.values import Restart
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.boot import describe
 from initd.supervisor.supervised import Supervised

@@ -462,7 +462,7 @@ from initd.hooks import phase
 from initd.hooks.model import Hook
 from initd import proc
 from initd.supervisor.backoff import Backoff
-from initd.settings import Restart
+from initd.values import Restart
 from initd.supervisor.supervised import Supervised
 from tests.hooks.support import hook_context
 

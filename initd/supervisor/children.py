@@ -1,0 +1,122 @@
+"""What the supervised children get: the hook service's start (its socket, its settings,
+the pre-commit chain's rewrite it may ask for) and the agent's environment and
+readiness check."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from initd import log, paths, proc, settings, users
+from initd.errors import InitdError
+from initd.supervisor.sigchan import SignalChannel
+
+if TYPE_CHECKING:
+    from initd.hooks import precommit
+    from initd.hooks.context import HookContext
+    from initd.supervisor.hookservice import ServiceChild
+    from initd.supervisor.roothooks import RootHooks
+
+
+def wants_service(config: settings.Settings) -> bool:
+    """--service/--no-service decide; by default the hook service runs when there is a
+    workspace to serve (named, or with hooks), so `initd -- cmd` used tini-style stays
+    two small processes."""
+    if config.service is not None:
+        return config.service
+    return config.workspace_given or os.path.isdir(paths.workspace_hooks(config.workspace))
+
+
+def start_service(config: settings.Settings, account: users.Account | None,
+                  ctx: HookContext, roots: RootHooks | None, repo: precommit.Repo | None,
+                  signals: SignalChannel, logger: log.Logger) -> ServiceChild | None:
+    """The hook service as a supervised child, as the agent user, on the socket root binds
+    here; waits (bounded) until it serves. Root runs its run_as: root hooks for it, from
+    the copies taken at boot (supervisor/roothooks.py). It starts isolated (invariant 8):
+    ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
+    ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
+    import json
+
+    from initd import httpd
+    from initd.supervisor.hookservice import ServiceChild
+
+    try:
+        listener = httpd.bind(config.socket, account.gid if account is not None else None)
+    except InitdError as err:
+        if config.service:  # asked for by name: initd's own error
+            raise
+        logger.warning("hook service not started", error=str(err))
+        return None
+    argv = [sys.executable, "-I", "-m", "initd", "service",
+            "--agent-command", json.dumps(list(config.command))]
+    env = proc.environment(os.environ, account,
+                           service_settings(config, ctx.session_id, account),
+                           remove=config.secret)
+    service = ServiceChild(
+        proc.Spec(argv=tuple(argv), cwd="/", account=account, env=env, stdout=proc.DEVNULL),
+        listener=listener, ctx=ctx, roots=roots,
+        precommit=precommit_refresh(repo, env),
+        window=config.restart_window, grace=config.grace, log=logger)
+    with log.phase(logger, "hook service start", socket=config.socket):
+        service.start()  # the agent does not wait for it: a request made before the
+    return service  # service serves waits in the socket's backlog, as during a restart
+
+
+def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str]) -> proc.Spec | None:
+    """How the chain is rewritten when the service asks: ``initd precommit install`` as
+    the repository's owner (the agent, for its own repository), isolated like the
+    service, with its settings (``env``); None when there is no repository with a chain
+    to keep."""
+    if repo is None:
+        return None
+    owner = None if repo.owner[0] == os.geteuid() else users.lookup(str(repo.owner[0]))
+    argv = [sys.executable, "-I", "-m", "initd", "precommit", "install"]  # settings: env
+    return proc.Spec(argv=tuple(argv), cwd="/", account=owner,
+                     env={**env, **(owner.env() if owner is not None else {})})
+
+
+def service_settings(config: settings.Settings, session: str,
+                     account: users.Account | None) -> dict[str, str]:
+    """Every setting the hook service (and the chain's rewrite) reads, resolved here, as
+    the variables it reads them from: one channel, the environment; its command line
+    carries only the plumbing (the inherited socket and channel, the agent's command)."""
+    env = {"INITD_WORKSPACE": config.workspace, "INITD_SESSION_ID": session,
+           "INITD_HOOKS_DIR": config.hooks_dir, "INITD_SOCKET": config.socket,
+           "INITD_MAX_REPROMPTS": str(config.max_reprompts),
+           "INITD_LOG_FORMAT": config.log_format, "INITD_VERBOSE": str(config.verbose),
+           "INITD_GRACE": f"{config.grace:g}", "INITD_SECRETS": ",".join(config.secret),
+           "INITD_TRUST": "1" if config.trust else "0", "INITD_TRUST_FILE": config.trust_file}
+    if account is not None:
+        env["INITD_USER"] = account.name
+    if config.config is not None:
+        env["INITD_CONFIG"] = config.config
+    if config.state_dir is not None:
+        env["INITD_STATE_DIR"] = config.state_dir
+    return env
+
+
+def agent_environment(config: settings.Settings, account: users.Account | None,
+                      service: ServiceChild | None) -> dict[str, str]:
+    """initd's environment, the agent user's login variables, and INITD_SOCKET only when
+    a hook service really serves there (it tells the agent that one does)."""
+    env = proc.environment(os.environ, account, remove=("INITD_SOCKET",))
+    if service is not None:
+        env["INITD_SOCKET"] = config.socket
+    if config.state_dir is not None:  # the agent's `initd hooks status` reads it there
+        env["INITD_STATE_DIR"] = config.state_dir
+    return env
+
+
+def agent_readiness(config: settings.Settings) -> dict[str, Any]:
+    """How the agent's readiness is judged: its URL, its port, or (no check) at once."""
+    if config.ready_url is None and config.ready_port is None:
+        return {}
+    from initd.supervisor import readiness  # sockets, threads, urllib: only when there is a check
+
+    if config.ready_url is not None:
+        return {"ready_check": readiness.url_check(config.ready_url),
+                "ready_by": config.ready_url}
+    assert config.ready_port is not None
+    return {"ready_check": readiness.port_check(config.ready_port),
+            "ready_by": f"port {config.ready_port}"}

@@ -1,0 +1,117 @@
+"""Boot's steps for the workspace (DESIGN.md §2, steps 2-4): its hooks and the image's,
+root's copies of the root hooks, the hooks' state, the session hooks, the pre-commit
+chain. What only a workspace with hooks or a repository needs is imported on demand:
+`initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from typing import TYPE_CHECKING
+
+from initd import log, paths, settings, users
+from initd.errors import InitdError
+from initd.supervisor.sigchan import SignalChannel
+
+if TYPE_CHECKING:
+    from initd.hooks import precommit
+    from initd.hooks.context import HookContext
+    from initd.hooks.model import Hook
+    from initd.hooks.phase import BackgroundHooks
+    from initd.supervisor.roothooks import RootHooks
+
+
+def root_copies(hooks: tuple[Hook, ...], account: users.Account | None) -> RootHooks | None:
+    """Root's copies of every run_as: root hook, when root runs hooks for an agent that is
+    not root: taken now, before any hook or the agent runs, and the only thing root
+    executes from then on (invariant 8)."""
+    if account is None or account.uid == 0 or os.geteuid() != 0:
+        return None  # no privilege boundary to guard
+    if not any(hook.run_as == "root" for hook in hooks):
+        return None
+    from initd.supervisor.roothooks import RootHooks
+
+    return RootHooks(hooks)
+
+
+def find_repo(config: settings.Settings, account: users.Account | None,
+              logger: log.Logger) -> precommit.Repo | None:
+    """The workspace's repository, as git run as the agent sees it (its config runs
+    nothing as root); a broken one is a warning: the agent runs without the chain."""
+    from initd.hooks import precommit
+
+    try:
+        return precommit.Repo.find(config.workspace, account)
+    except (InitdError, OSError, subprocess.SubprocessError) as err:
+        logger.warning("pre-commit chain not installed", workspace=config.workspace,
+                       error=str(err))
+        return None
+
+
+def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook, ...]:
+    """Every hook of both directories; each file that is not one gets a line saying why."""
+    if not any(os.path.lexists(d) for d in (config.hooks_dir,
+                                            paths.workspace_hooks(config.workspace))):
+        return ()  # (what discovery would find, without importing it)
+    from initd.hooks import discovery
+
+    with log.phase(logger, "discover hooks") as fields:
+        found = discovery.for_workspace(config.workspace, config.hooks_dir)
+        fields["hooks"] = len(found.hooks)
+    for problem in found.problems:
+        report = logger.warning if problem.severity == discovery.ERROR else logger.info
+        report("hook file skipped", file=problem.path, reason=problem.reason)
+    for hook in found.hooks:
+        for warning in hook.warnings:
+            logger.warning("hook front matter", file=hook.path, hook=hook.name, warning=warning)
+    return found.hooks
+
+
+def hook_context(config: settings.Settings, account: users.Account | None,
+                 logger: log.Logger) -> HookContext:
+    """Where hooks keep their state, for this session, made for the agent (said once
+    when it cannot be written: a --read-only root); hooks a crash left "running" are
+    recovered first (nothing of initd's runs yet)."""
+    from initd.hooks import context, recovery  # status, json, threads: on demand
+
+    ctx = context.make(config, account, logger, context.session_id(config.session_id, logger),
+                       recover=recovery.any_runner)
+    if ctx.state_problem is not None:
+        logger.warning(ctx.state_problem, state_dir=ctx.state.path)
+    return ctx
+
+
+def session_hooks(hooks: tuple[Hook, ...], ctx: HookContext | None, signals: SignalChannel,
+                  logger: log.Logger) -> BackgroundHooks | None:
+    """Run the session hooks; failures are logged and recorded, never fatal."""
+    if ctx is None or not any(hook.type == "session" for hook in hooks):
+        return None
+    from initd.hooks import phase
+
+    with log.phase(logger, "session hooks"):
+        return phase.run_session_hooks(hooks, ctx, cancel=signals.stop)
+
+
+def wants_precommit(config: settings.Settings) -> bool:
+    """Only a workspace someone named, or one with hooks, gets the chain: `initd -- cmd`
+    used tini-style inside some git checkout must not rewrite that checkout's hooks."""
+    return config.precommit and (
+        config.workspace_given or os.path.isdir(paths.workspace_hooks(config.workspace)))
+
+
+def install_precommit(repo: precommit.Repo, account: users.Account | None,
+                      hooks: tuple[Hook, ...], session: str, secrets: tuple[str, ...],
+                      logger: log.Logger) -> None:
+    """Install (or refresh) the managed chain; a refusal is a warning, never fatal.
+    Written through agentfs (no link followed, the files the owner's), and the agent's
+    safe.directory by git run as the agent: in its own ~/.gitconfig, with its rights."""
+    from initd.hooks import precommit
+
+    try:
+        with log.phase(logger, "pre-commit chain") as fields:
+            fields["result"] = precommit.install(repo, hooks, session_id=session,
+                                                 secrets=secrets)
+            if account is not None and precommit.trust_for(repo, account):
+                fields["safe_directory"] = repo.top
+    except (InitdError, OSError, subprocess.SubprocessError) as err:
+        logger.warning("pre-commit chain not installed", repo=repo.top, error=str(err))
