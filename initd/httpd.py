@@ -1,33 +1,31 @@
-"""The control API on a Unix socket: mode 0660, group of the agent user.
+"""The control API's server: HTTP/1.0 for a WSGI app on a listening socket.
 
 One thread reads every request, answers probes and a cancel itself, and gives the rest
 to a few workers, so that a cancel is served while a turn's evaluation runs and no
-client, however it behaves, holds a thread before its request is whole. Who may connect is
-decided by the socket file's owner, group and mode, like docker.sock. Under initd the
-root supervisor binds the socket once and the hook service inherits it (as systemd's
-socket activation passes one): /run/initd stays root's, and a request made while the
-service restarts waits in the backlog instead of being refused.
+client, however it behaves, holds a thread before its request is whole. Under initd the
+root supervisor binds the socket once (httpbind) and the hook service inherits it (as
+systemd's socket activation passes one): /run/initd stays root's, and a request made
+while the service restarts waits in the backlog instead of being refused. What a request
+and an answer look like on the wire is httpwire's.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import queue
 import selectors
 import socket
-import stat
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from initd import agentfs
-from initd.errors import InitdError
+from initd import httpwire
+from initd.httpbind import BACKLOG as BACKLOG  # (here too: callers name httpd's)
+from initd.httpbind import bind as bind
+from initd.httpwire import REASONS as REASONS
 
-BACKLOG = 64
 MAX_WAITING = 1024  # connections still sending their request; past it, the oldest goes
 MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once
 WORKERS = 16  # requests at work at once (discovery, status, a turn, an event's hooks)
@@ -37,73 +35,6 @@ MAX_HEAD = 16 * 1024  # request line and headers (the API's are a few hundred by
 MAX_BUFFERED = 16 * 2**20  # of all requests still arriving; past it, the oldest goes
 MAX_BODY = 64 * 1024  # (the API's bodies are small JSON objects: app.MAX_BODY)
 QUICK = frozenset(("/v1/health", "/v1/ready", "/v1/turn/cancel"))  # answered at once
-REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-           409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content",
-           431: "Request Header Fields Too Large", 500: "Internal Server Error",
-           503: "Service Unavailable"}
-
-
-def bind(path: str, group: int | None = None) -> socket.socket:
-    """A listening socket at ``path``, born 0660 (never a moment when others may connect),
-    in ``group`` when we may give it one. A socket left by a crash is replaced; one that
-    someone still serves, or anything else at ``path``, is an error, never deleted."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        if not os.path.isdir(directory):  # root's /run/initd: the agent's group passes
-            os.makedirs(directory, mode=0o755 if os.geteuid() == 0 else 0o700)
-        _check_directory(directory)
-        try:
-            if not stat.S_ISSOCK(os.lstat(path).st_mode):
-                raise InitdError(f"{path} exists and is not a socket: not replacing it "
-                                 "(choose another --socket/INITD_SOCKET)")
-            if _answers(path):
-                raise InitdError(f"{path} is in use: another initd (or something else) "
-                                 "serves there; choose another --socket/INITD_SOCKET")
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o117)
-        try:
-            sock.bind(path)
-        finally:
-            os.umask(old)
-    except OSError as err:
-        raise InitdError(f"cannot listen on {path}: {err.strerror} (choose another "
-                         "--socket/INITD_SOCKET, or --no-service)") from None
-    # Born 0660 (the umask above): no chmod, which would follow a link swapped in.
-    if group is not None and os.geteuid() == 0 and not agentfs.give_group(path, group):
-        sock.close()  # root's group, 0660: the agent could not connect; say so instead
-        raise InitdError(f"cannot give {path} to the agent's group (no CAP_CHOWN?): the "
-                         "agent could not reach the control API")
-    sock.listen(BACKLOG)
-    return sock
-
-
-def _check_directory(directory: str) -> None:
-    """Not root, the socket lives in a directory anyone could have made first
-    (/tmp/initd-UID): it must be a real directory of ours (or root's) that no one else
-    may write to, or sticky like /tmp itself, else someone else could put their socket in
-    place of ours."""
-    info = os.lstat(directory)
-    others_may_write = info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX
-    if os.geteuid() == 0 or (stat.S_ISDIR(info.st_mode) and not others_may_write
-                             and info.st_uid in (0, os.geteuid())):
-        return
-    raise InitdError(f"cannot listen in {directory}: it is not a directory of uid "
-                     f"{os.geteuid()}'s that only its owner may write to (made by someone "
-                     "else first?); choose another --socket/INITD_SOCKET")
-
-
-def _answers(path: str) -> bool:
-    """Does a live process listen there? (A crashed one's socket refuses connections.)"""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1.0)
-        try:
-            probe.connect(path)
-        except OSError:
-            return False
-    return True
 
 
 class _Waiting:
@@ -114,7 +45,7 @@ class _Waiting:
     def __init__(self, deadline: float) -> None:
         self.data = bytearray()
         self.deadline = deadline
-        self.head: tuple[str, str, str, dict[str, str], int] | None = None  # once parsed
+        self.head: httpwire.Head | None = None  # once parsed
 
 
 class UnixWSGIServer:
@@ -229,7 +160,7 @@ class UnixWSGIServer:
             self._drop(victim)
         try:
             environ = self._request(waiting)
-        except _Refused as refused:
+        except httpwire.Refused as refused:
             self._forget(conn)
             self._answer_now(conn, refused.status, {"error": str(refused)})
             return
@@ -254,24 +185,16 @@ class UnixWSGIServer:
             end = waiting.data.find(b"\r\n\r\n")
             if end < 0:
                 if len(waiting.data) > MAX_HEAD:
-                    raise _Refused(431, f"request line and headers over {MAX_HEAD} bytes")
+                    raise httpwire.Refused(431, f"request line and headers over {MAX_HEAD} bytes")
                 return None
-            waiting.head = _parse_head(bytes(waiting.data[:end]))
+            waiting.head = httpwire.parse_head(bytes(waiting.data[:end]))
             del waiting.data[: end + 4]
             self._buffered -= end + 4
-        method, path, query, headers, length = waiting.head
+        length = waiting.head[4]
         if 0 <= length <= MAX_BODY and len(waiting.data) < length:
             return None  # the body is still coming (a bad length is the app's to refuse)
         body = bytes(waiting.data[: max(0, min(length, MAX_BODY))])
-        environ = {**self.base_environ, "REQUEST_METHOD": method, "PATH_INFO": path,
-                   "QUERY_STRING": query, "CONTENT_TYPE": headers.get("content-type", ""),
-                   "CONTENT_LENGTH": headers.get("content-length", ""),
-                   "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr}
-        for name, value in headers.items():
-            key = "HTTP_" + name.upper().replace("-", "_")
-            if key not in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
-                environ[key] = value
-        return environ
+        return httpwire.wsgi_environ(self.base_environ, waiting.head, body)
 
     def _expire(self) -> None:
         now = time.monotonic()
@@ -314,67 +237,7 @@ class UnixWSGIServer:
             self._respond(conn, environ)
 
     def _respond(self, conn: socket.socket, environ: dict[str, Any]) -> None:
-        """Run the app and send its answer; the connection is closed after (HTTP/1.0)."""
-        answer: list[Any] = []
-
-        def start_response(status: str, headers: list[tuple[str, str]],
-                           exc_info: object = None) -> Callable[[bytes], object]:
-            answer[:] = [status, headers]
-            return lambda data: None
-
-        try:
-            body = b"".join(self.app(environ, start_response))
-            status, headers = answer
-        except Exception as err:  # the app answers its own errors; this is a bug of ours
-            self._answer_now(conn, 500, {"error": f"internal error: {err!r}"})
-            return
-        self._send(conn, status, headers, body)
+        httpwire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)
 
     def _answer_now(self, conn: socket.socket, status: int, body: dict[str, Any]) -> None:
-        payload = json.dumps(body).encode()
-        self._send(conn, f"{status} {REASONS[status]}", [
-            ("Content-Type", "application/json"), ("Content-Length", str(len(payload)))],
-            payload)
-
-    def _send(self, conn: socket.socket, status: str, headers: list[tuple[str, str]],
-              body: bytes) -> None:
-        head = "".join(f"{k}: {v}\r\n" for k, v in headers)
-        try:
-            conn.settimeout(WRITE_TIMEOUT)
-            conn.sendall(f"HTTP/1.0 {status}\r\n{head}Connection: close\r\n\r\n"
-                         .encode("latin-1") + body)
-        except OSError:
-            pass  # gone, or not reading its answer: nobody to tell
-        finally:
-            conn.close()
-
-
-class _Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _parse_head(raw: bytes) -> tuple[str, str, str, dict[str, str], int]:
-    """(method, path, query, headers in lower case, Content-Length or -1 if none/bad)."""
-    try:
-        text = raw.decode("latin-1")
-    except UnicodeDecodeError:  # (latin-1 decodes any byte)
-        raise _Refused(400, "not an HTTP request") from None
-    line, _, rest = text.partition("\r\n")
-    parts = line.split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1.") or not parts[0].isalpha():
-        raise _Refused(400, "not an HTTP/1.x request line")
-    method, target = parts[0], parts[1]
-    path, _, query = target.partition("?")
-    headers: dict[str, str] = {}
-    for field in rest.split("\r\n") if rest else ():
-        name, colon, value = field.partition(":")
-        if not colon or not name or name != name.strip():
-            raise _Refused(400, "a header line is not 'Name: value'")
-        headers[name.lower()] = value.strip()
-    length_text = headers.get("content-length", "")
-    length = int(length_text) if length_text.isdigit() else (0 if not length_text else -1)
-    from urllib.parse import unquote  # (only once a request comes: not at every boot)
-
-    return method, unquote(path), query, headers, length
+        httpwire.answer_json(conn, status, body, WRITE_TIMEOUT)

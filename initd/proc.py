@@ -1,4 +1,4 @@
-"""Spawning and stopping children: the one module that starts, signals and waits for them.
+"""Spawning and stopping children: the one module that starts them and waits for them.
 
 Every child (DESIGN.md invariant 2) starts in its own process group, with default signal
 dispositions and an empty signal mask, an explicit cwd, and stdin from /dev/null unless
@@ -9,6 +9,10 @@ supervisor unblocks before it starts anything), because fork+exec inherits it.
 
 Waiting uses a pidfd per child, so a supervisor can wait for a child and for signals in
 one ``select`` and never waits for "any child" (that reaping is PID 1's alone).
+
+Here: spawn, the running Child, and stop. Beside it: procspec (the Spec and environment
+a child is started with), procfs (what /proc says of a pid) and leftovers (stopping what
+a dead child left behind). Their public names stay importable from here: ``proc.X``.
 """
 
 from __future__ import annotations
@@ -19,19 +23,23 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import IO, NamedTuple
+from collections.abc import Callable
 
 from initd import VERBS
 from initd.errors import InitdError, shown
+from initd.leftovers import KILL_SETTLE as KILL_SETTLE
+from initd.leftovers import stop_leftover_group as stop_leftover_group
+from initd.leftovers import stop_session as stop_session
+from initd.procfs import proc_groups
+from initd.procfs import real_uid as real_uid
+from initd.procfs import start_ticks as start_ticks
+from initd.procspec import DEVNULL as DEVNULL
+from initd.procspec import INHERIT as INHERIT
+from initd.procspec import PIPE as PIPE
+from initd.procspec import STDOUT as STDOUT
+from initd.procspec import Spec as Spec
+from initd.procspec import environment as environment
 from initd.users import Account
-
-# subprocess's ways of saying "inherit", "/dev/null" or "a pipe"
-INHERIT = None
-DEVNULL = subprocess.DEVNULL
-PIPE = subprocess.PIPE
-STDOUT = subprocess.STDOUT  # for stderr: into the same pipe, in arrival order
-KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone
 
 
 class ExecFailed(InitdError):
@@ -40,21 +48,6 @@ class ExecFailed(InitdError):
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.exit_code = exit_code  # 126 or 127 instead of InitdError's 125
-
-
-class Spec(NamedTuple):
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-    cwd: str
-    account: Account | None = None  # None: run as initd's own user
-    terminal: bool = False  # give it the foreground of our controlling terminal, if any
-    stdin: int | IO[bytes] | None = DEVNULL
-    stdout: int | IO[bytes] | None = INHERIT
-    stderr: int | IO[bytes] | None = INHERIT
-    pass_fds: tuple[int, ...] = ()  # kept open in the child, at the same numbers
-    # A session of its own (setsid) instead of only a group: everything it starts stays
-    # in that session, so once it is gone its leftovers can be found (stop_session).
-    session: bool = False
 
 
 class Child:
@@ -101,117 +94,7 @@ class Child:
         kill(0) still succeeds on a group of zombies."""
         if not self.signal_group(0):
             return False
-        return any(pgrp == self.pgid and state not in "ZX" for state, pgrp in _proc_groups())
-
-
-def _proc_groups() -> list[tuple[str, int]]:
-    """(state, process group) of every process, from /proc/PID/stat."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            fields = _stat_fields(name)
-            if fields is not None:
-                found.append((fields[0].decode(), int(fields[2])))
-    return found
-
-
-def _stat_fields(pid: int | str) -> list[bytes] | None:
-    """/proc/PID/stat from field 3 (state) on; None once the process is gone. The command
-    name may hold spaces and parentheses: split after the last ')'."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def start_ticks(pid: int) -> int | None:
-    """When ``pid`` started, in clock ticks since boot: with the pid, who it really is
-    (a pid alone may have been reused)."""
-    fields = _stat_fields(pid)
-    return int(fields[19]) if fields is not None else None  # field 22, starttime
-
-
-def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool:
-    """Stop a hook's process group that the process running it left behind when it died
-    (TERM to the group, ``grace``, KILL). Only a group above 1 (killpg(1) is kill(-1):
-    everything), only while its leader is alive with the start time recorded (a pid, and
-    so a group id, may since have been reused), and only when the leader is this
-    process's own user's: a group is never signalled on a guess, nor for someone else.
-    Returns True when there was such a group."""
-    if pgid <= 1 or not isinstance(leader_started, int) or start_ticks(pgid) != leader_started \
-            or real_uid(pgid) != os.getuid():
-        return False
-
-    def alive() -> bool:
-        return any(pgrp == pgid and state not in "ZX" for state, pgrp in _proc_groups())
-
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
-        try:
-            os.killpg(pgid, sig)
-        except (ProcessLookupError, PermissionError):
-            return True
-        deadline = time.monotonic() + wait
-        while alive() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if not alive():
-            break
-    return True
-
-
-def real_uid(pid: int) -> int | None:
-    """The real uid of ``pid`` (None once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"Uid:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def _in_session(pid: int, sid: int, uid: int | None) -> bool:
-    fields = _stat_fields(pid)
-    return (fields is not None and fields[0] not in (b"Z", b"X") and int(fields[3]) == sid
-            and (uid is None or real_uid(pid) == uid))
-
-
-def _session_members(sid: int, uid: int | None) -> list[int]:
-    return [int(name) for name in os.listdir("/proc")
-            if name.isdigit() and _in_session(int(name), sid, uid)]
-
-
-def stop_session(sid: int, uid: int | None, grace: float) -> int:
-    """Stop what is left of the session ``sid`` (a hook service that died: its hooks, in
-    groups of their own, are still in its session): TERM, ``grace``, KILL, to each
-    process seen in that session and owned by ``uid``. Each is signalled through a pidfd
-    opened while it was seen there, so a process that has left, or a pid reused since,
-    is never hit. The session id is the dead child's pid, from root's own memory, never
-    from a file. Returns how many processes were signalled."""
-    if sid <= 1:
-        return 0
-    signalled: set[int] = set()
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
-        for pid in _session_members(sid, uid):
-            try:
-                pidfd = os.pidfd_open(pid)
-            except OSError:
-                continue  # gone
-            try:
-                if _in_session(pid, sid, uid):  # still that process, still there
-                    signal.pidfd_send_signal(pidfd, sig)
-                    signalled.add(pid)
-            except OSError:
-                pass  # exited meanwhile
-            finally:
-                os.close(pidfd)
-        deadline = time.monotonic() + wait
-        while _session_members(sid, uid) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if not _session_members(sid, uid):
-            break
-    return len(signalled)
+        return any(pgrp == self.pgid and state not in "ZX" for state, pgrp in proc_groups())
 
 
 def spawn(spec: Spec) -> Child:
@@ -356,17 +239,3 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
 def exit_status(returncode: int) -> int:
     """A Popen returncode as a shell reports it: N, or 128+S when killed by signal S."""
     return 128 - returncode if returncode < 0 else returncode
-
-
-def environment(base: Mapping[str, str], account: Account | None,
-                extra: Mapping[str, str] | None = None,
-                remove: Sequence[str] = ()) -> dict[str, str]:
-    """A child's environment: ``base``, the account's login variables, ``extra``; minus
-    ``remove`` (secrets)."""
-    env = dict(base)
-    if account is not None:
-        env.update(account.env())
-    env.update(extra or {})
-    for name in remove:
-        env.pop(name, None)
-    return env

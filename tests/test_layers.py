@@ -23,10 +23,14 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "initd"
-PID1 = {"initd", "initd.__main__", "initd.cli", "initd.pid1", "initd.errors"}
-SYSTEM = {"initd.paths", "initd.proc", "initd.users", "initd.statefile", "initd.agentfs",
+PID1 = {"initd", "initd.__main__", "initd.cli", "initd.pid1", "initd.errors",
+        "initd.pid1log", "initd.pid1signals", "initd.pid1sweep"}
+SYSTEM = {"initd.paths", "initd.proc", "initd.procspec", "initd.procfs", "initd.leftovers",
+          "initd.users", "initd.statefile", "initd.agentfs",
+          "initd.agentfs.common", "initd.agentfs.place", "initd.agentfs.directory",
+          "initd.agentfs.byname", "initd.httpbind", "initd.httpwire",
           "initd.log", "initd.settings", "initd.safeyaml", "initd.channel", "initd.httpd",
-          "initd.git", "initd.ready", "initd.clock", "initd.jsonview"}
+          "initd.git", "initd.ready", "initd.clock", "initd.jsonview", "initd.values"}
 RANK = {"pid1": 0, "system": 1, "hooks": 2, "events": 3, "supervisor": 4, "service": 4,
         "commands": 5}
 

@@ -17,10 +17,10 @@ from initd.channel import Channel
 from initd.service.app import make_app
 from initd.service.core import HookService
 from initd.service.link import SupervisorLink
-from initd.values import Restart
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.boot import describe
 from initd.supervisor.supervised import Supervised
+from initd.values import Restart
 from tests.hooks.support import checker, forget_session, git_repo, hook_context
 from tests.support.harness import wait_for
 

@@ -1,0 +1,38 @@
+"""The two calls of agentfs that take a path as named, outside any walk: a file read
+wherever its path leads (a hook file may be a link), never a FIFO or more than its limit;
+and the control socket root has just bound, given to the agent's group."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from initd.agentfs.common import Unsafe, read_limited
+
+
+def read_regular(path: str, limit: int, *,
+                 whole: bool = False) -> tuple[bytes, os.stat_result]:
+    """A file wherever ``path`` leads (links followed: a hook file may be one), with its
+    status: never a FIFO, device or directory (opened non-blocking, checked with fstat on
+    the open file, so no swap can slip in between), never more than ``limit`` bytes (with
+    ``whole``, a longer file is Unsafe instead of cut)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Unsafe(errno.EINVAL, f"{path}: not a regular file: not read")
+        return read_limited(fd, limit, path, whole=whole), info
+    finally:
+        os.close(fd)
+
+
+def give_group(path: str, gid: int) -> bool:
+    """The control socket root has just bound goes to the agent's group: the name itself
+    (a link swapped in there is changed, never what it names). False when not allowed
+    (no CAP_CHOWN): the caller says what that costs."""
+    try:
+        os.chown(path, -1, gid, follow_symlinks=False)
+    except PermissionError:
+        return False
+    return True

@@ -1,0 +1,87 @@
+"""Stopping what a dead child left behind: a hook's process group, a hook service's session.
+
+The child itself is gone, so there is no Child (and no pidfd from its start) to go by:
+only a group or session id, and /proc (procfs) to check each time that the processes
+found there are still the ones meant. Nothing is ever signalled on a guess, nor for
+another user.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from initd.procfs import proc_groups, real_uid, start_ticks, stat_fields
+
+KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone (and the stops here)
+
+
+def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool:
+    """Stop a hook's process group that the process running it left behind when it died
+    (TERM to the group, ``grace``, KILL). Only a group above 1 (killpg(1) is kill(-1):
+    everything), only while its leader is alive with the start time recorded (a pid, and
+    so a group id, may since have been reused), and only when the leader is this
+    process's own user's: a group is never signalled on a guess, nor for someone else.
+    Returns True when there was such a group."""
+    if pgid <= 1 or not isinstance(leader_started, int) or start_ticks(pgid) != leader_started \
+            or real_uid(pgid) != os.getuid():
+        return False
+
+    def alive() -> bool:
+        return any(pgrp == pgid and state not in "ZX" for state, pgrp in proc_groups())
+
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return True
+        deadline = time.monotonic() + wait
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not alive():
+            break
+    return True
+
+
+def _in_session(pid: int, sid: int, uid: int | None) -> bool:
+    fields = stat_fields(pid)
+    return (fields is not None and fields[0] not in (b"Z", b"X") and int(fields[3]) == sid
+            and (uid is None or real_uid(pid) == uid))
+
+
+def _session_members(sid: int, uid: int | None) -> list[int]:
+    return [int(name) for name in os.listdir("/proc")
+            if name.isdigit() and _in_session(int(name), sid, uid)]
+
+
+def stop_session(sid: int, uid: int | None, grace: float) -> int:
+    """Stop what is left of the session ``sid`` (a hook service that died: its hooks, in
+    groups of their own, are still in its session): TERM, ``grace``, KILL, to each
+    process seen in that session and owned by ``uid``. Each is signalled through a pidfd
+    opened while it was seen there, so a process that has left, or a pid reused since,
+    is never hit. The session id is the dead child's pid, from root's own memory, never
+    from a file. Returns how many processes were signalled."""
+    if sid <= 1:
+        return 0
+    signalled: set[int] = set()
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
+        for pid in _session_members(sid, uid):
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                continue  # gone
+            try:
+                if _in_session(pid, sid, uid):  # still that process, still there
+                    signal.pidfd_send_signal(pidfd, sig)
+                    signalled.add(pid)
+            except OSError:
+                pass  # exited meanwhile
+            finally:
+                os.close(pidfd)
+        deadline = time.monotonic() + wait
+        while _session_members(sid, uid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not _session_members(sid, uid):
+            break
+    return len(signalled)
