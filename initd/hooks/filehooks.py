@@ -19,6 +19,7 @@ from happening in practice.
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import threading
@@ -33,7 +34,14 @@ from initd.hooks.run import run_one
 from initd.hooks.runner import Result
 from initd.hooks.status import Status, StatusStore
 
-NONE, REPROMPT, STOPPED, CANCELLED = "none", "reprompt", "stopped", "cancelled"
+
+class Action(enum.StrEnum):
+    """What a turn's evaluation concluded (the turn answer's ``evaluation``)."""
+
+    NONE = "none"  # all clear
+    REPROMPT = "reprompt"  # a hook failed that tells the agent (notify_llm)
+    STOPPED = "stopped"  # a hook failed quietly (notify_llm: false)
+    CANCELLED = "cancelled"  # a new user message, or initd stopping
 
 
 class Ran(NamedTuple):
@@ -43,7 +51,7 @@ class Ran(NamedTuple):
 
 
 class Evaluation(NamedTuple):
-    action: str  # NONE: all clear; REPROMPT: tell the agent; STOPPED: failed quietly
+    action: Action
     ran: tuple[Ran, ...]
     pending: tuple[str, ...]  # still pending afterwards
 
@@ -60,7 +68,7 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
     if not file_hooks:  # nothing to evaluate (and no git to ask: any workspace will do)
         if store.read()["pendingHooks"]:
             store.update(lambda status: status.update(pendingHooks=[]))  # all removed
-        return Evaluation(NONE, (), ())
+        return Evaluation(Action.NONE, (), ())
     # The new marker is made first: its mtime is the file system's own "now", the clock
     # the files' mtimes come from (a time.time() could be ahead of the coarse fs clock).
     store.new_marker()
@@ -82,7 +90,7 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         if hook.id not in pending:
             continue
         if cancel is not None and cancel.is_set():
-            return Evaluation(CANCELLED, tuple(ran), tuple(_pending(store)))
+            return Evaluation(Action.CANCELLED, tuple(ran), tuple(_pending(store)))
         files = patterns.matching(hook.pattern or "", dirty)
         if not files:
             _done(store, hook.id)
@@ -90,16 +98,16 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         result = run_file_hook(hook, files, ctx, cancel)
         ran.append(Ran(hook, tuple(files), result))
         if result.cancelled:
-            return Evaluation(CANCELLED, tuple(ran), tuple(_pending(store)))
+            return Evaluation(Action.CANCELLED, tuple(ran), tuple(_pending(store)))
         if result.refused:
             continue  # a person must act (trust, a restart), not the model: it stays
             # pending, recorded with why, and the other hooks go on
         if result.ok:
             _done(store, hook.id)
             continue
-        action = REPROMPT if hook.notify_llm else STOPPED
+        action = Action.REPROMPT if hook.notify_llm else Action.STOPPED
         return Evaluation(action, tuple(ran), tuple(_pending(store)))
-    return Evaluation(NONE, tuple(ran), tuple(_pending(store)))
+    return Evaluation(Action.NONE, tuple(ran), tuple(_pending(store)))
 
 
 def run_file_hook(hook: Hook, files: Sequence[str], ctx: HookContext,

@@ -12,6 +12,7 @@ A hook left ``running`` by a crash is recovered at the next start.
 
 from __future__ import annotations
 
+import enum
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, BinaryIO
@@ -30,6 +31,14 @@ COUNTERS = ("runCount", "failCount", "consecutiveFailures")
 LOG_READ_LIMIT = 16 * 2**20  # a log is capped at 10 MiB (runner.LOG_CAP) plus a marker
 MARKER = ".last-eval"
 CLOCK_REALTIME_COARSE = 5  # Linux's (the time module names only the precise one)
+
+
+class Outcome(enum.StrEnum):
+    """A hook's ``lastResult`` in status.json."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    RUNNING = "running"  # (a runner that died leaves it: recovery.py records a failure)
 
 
 def empty() -> Status:
@@ -152,7 +161,7 @@ class StatusStore:
 
         def change(status: Status) -> None:
             entry = _entry(status, hook)
-            entry.update(lastResult="running", startedAt=now_iso(), runner=me,
+            entry.update(lastResult=Outcome.RUNNING, startedAt=now_iso(), runner=me,
                          runnerStart=start_ticks(me), pgid=pgid,
                          pgidStart=None if pgid is None else start_ticks(pgid))
         self.update(change)
@@ -179,19 +188,20 @@ class StatusStore:
 
         def change(status: Status) -> None:
             for hook_id, entry in status["hooks"].items():
-                if (entry.get("lastResult") != "running" or entry.get("type") not in kinds
+                if (entry.get("lastResult") != Outcome.RUNNING or entry.get("type") not in kinds
                         or not runner_gone(entry)):
                     continue
                 recovered.append(dict(entry))
                 for key in RUNNING_ONLY:
                     entry.pop(key, None)
-                entry.update(lastResult="failure", interrupted=True, lastRunAt=now_iso(),
+                entry.update(lastResult=Outcome.FAILURE, interrupted=True, lastRunAt=now_iso(),
                              runCount=entry["runCount"] + 1,  # a run, ended: failCount
                              failCount=entry["failCount"] + 1,  # never exceeds runCount
                              consecutiveFailures=entry["consecutiveFailures"] + 1)
                 if entry.get("type") == "file" and hook_id not in status["pendingHooks"]:
                     status["pendingHooks"].append(hook_id)
-        if any(entry.get("lastResult") == "running" for entry in self.read()["hooks"].values()):
+        hooks = self.read()["hooks"].values()
+        if any(entry.get("lastResult") == Outcome.RUNNING for entry in hooks):
             self.update(change)
         return recovered
 
@@ -201,7 +211,7 @@ def _finish(entry: dict[str, Any], result: Result) -> None:
         entry.pop(key, None)
     entry.update(
         lastRunAt=now_iso(),
-        lastResult="success" if result.ok else "failure",
+        lastResult=Outcome.SUCCESS if result.ok else Outcome.FAILURE,
         lastExitCode=result.exit_code,
         outputPath=result.output_path,
         runCount=entry["runCount"] + 1,

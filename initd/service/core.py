@@ -165,7 +165,7 @@ class HookService:
             "results": [views.ran(ran) for ran in evaluation.ran],
             "pending": list(evaluation.pending)}
         failed = evaluation.failed
-        if evaluation.action == filehooks.REPROMPT and failed is not None:
+        if evaluation.action == filehooks.Action.REPROMPT and failed is not None:
             attempt = self.guard.next_attempt()
             if attempt is None:
                 answer["evaluation"] = "loop-guard"  # pending stays for the next user turn

@@ -52,13 +52,13 @@ def test_the_seeds_example_a_fails_b_stays_pending_then_both_pass(repo: Path, ct
     (repo / "x.a").write_text("BAD\n")
     (repo / "y.b").write_text("fine\n")
     first = filehooks.evaluate(hooks_of(repo), ctx)
-    assert first.action == filehooks.REPROMPT
+    assert first.action == filehooks.Action.REPROMPT
     assert [r.hook.id for r in first.ran] == ["10-a"]
     assert first.pending == ("10-a", "20-b")  # B stays pending behind A
     assert first.failed is not None and first.failed.files == ("x.a",)
     (repo / "x.a").write_text("fixed\n")  # the agent fixes A
     second = filehooks.evaluate(hooks_of(repo), ctx)
-    assert second.action == filehooks.NONE
+    assert second.action == filehooks.Action.NONE
     assert [r.hook.id for r in second.ran] == ["10-a", "20-b"]
     assert second.pending == ()
     status = ctx.store.read()
@@ -101,7 +101,7 @@ def test_notify_llm_false_stops_without_a_reprompt(repo: Path, ctx) -> None:
     checker(repo, "20-b.sh", "*.a", "NEVER")
     (repo / "x.a").write_text("BAD\n")
     result = filehooks.evaluate(hooks_of(repo), ctx)
-    assert result.action == filehooks.STOPPED
+    assert result.action == filehooks.Action.STOPPED
     assert result.pending == ("10-a", "20-b")
 
 
@@ -153,7 +153,7 @@ def test_no_head_yet(tmp_path: Path) -> None:
     sid = f"fh-{uuid.uuid4().hex[:8]}"
     try:
         result = filehooks.evaluate(hooks_of(ws), hook_context(ws, sid))
-        assert result.action == filehooks.REPROMPT and result.failed.files == ("x.a",)
+        assert result.action == filehooks.Action.REPROMPT and result.failed.files == ("x.a",)
     finally:
         forget_session(sid)
 
@@ -168,7 +168,7 @@ def test_cancel_stops_the_hook_group_and_keeps_it_pending(repo: Path, ctx,
     threading.Timer(0.5, cancel.set).start()
     started = time.monotonic()
     result = filehooks.evaluate(hooks_of(repo), ctx, cancel=cancel)
-    assert result.action == filehooks.CANCELLED
+    assert result.action == filehooks.Action.CANCELLED
     assert result.pending == ("10-slow",)
     assert time.monotonic() - started < 8
     leader = int(pidfile.read_text())
