@@ -12,7 +12,7 @@ from initd.commands.options import Parser, table
 
 
 def sessions(argv: Sequence[str]) -> int:
-    from initd.events import sessions as records
+    from initd.events import records
 
     p = Parser(prog="initd sessions", description="Session records, newest first.")
     p.add_argument("--user", metavar="NAME", help="whose records (INITD_USER, AGENT_USER; "

@@ -36,7 +36,7 @@ from initd.events.conditions import ConditionError
 from initd.events.dialects import Cache
 from initd.events.filters import applies, files_for
 from initd.events.model import EventHook
-from initd.events.sessions import Sessions
+from initd.events.records import Sessions
 from initd.events.setup import Setup
 from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally

@@ -6,15 +6,15 @@ from __future__ import annotations
 import os
 
 from initd import proc
-from initd.events import dialects, sessions
+from initd.events import dialects, records
 from initd.events.engine import Engine
 from initd.events.setup import Setup, pipeline_secrets
 from initd.hooks.context import HookContext
 
 
 def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = None) -> Engine:
-    opened = sessions.Sessions(ctx.state, ctx.session_id, ctx.workspace)
-    record: sessions.Sessions | None = opened
+    opened = records.Sessions(ctx.state, ctx.session_id, ctx.workspace)
+    record: records.Sessions | None = opened
     try:
         for name in opened.open(command):
             ctx.log.warning("an event's hooks were running when the service stopped: "

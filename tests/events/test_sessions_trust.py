@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from initd import statefile
-from initd.events import sessions
+from initd.events import records as sessions
 from initd.hooks.trust import Trust, for_script
 from tests.events.support import Workspace
 from tests.hooks.support import ROOT_HOME, add_hook
