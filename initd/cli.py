@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # PID 1's module is imported where PID 1 runs: a verb needs n
     # nor what it brings (signal, enum), nor collections.abc: an exec probe's cost
     from collections.abc import Callable, Mapping, Sequence
 
-    from initd import pid1
+    from initd import pid1log
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,13 +53,13 @@ def guarded(body: Callable[[], int]) -> int:
 
 
 def fail(err: InitdError) -> int:
-    from initd.pid1 import write_line
+    from initd.pid1log import write_line
 
     write_line(f"initd: {err}")
     return err.exit_code
 
 
-def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
+def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1log.Log:
     """PID 1's verbosity and log format, from a glance at the options (argparse would cost
     PID 1 its memory budget). Only PID 1's own few lines depend on this glance."""
     options = argv[: argv.index("--")] if "--" in argv else argv
@@ -74,9 +74,9 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1.Log:
             fmt = options[i + 1]
         elif opt.startswith("--log-format="):
             fmt = opt.split("=", 1)[1]
-    from initd import pid1
+    from initd.pid1log import Log
 
-    return pid1.Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
+    return Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
 # verb -> (its module in initd.commands, its function). Each verb imports its own module

@@ -19,7 +19,7 @@ KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone (and the
 
 def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool:
     """Stop a hook's process group that the process running it left behind when it died
-    (TERM to the group, ``grace``, KILL). Only a group above 1 (killpg(1) is kill(-1):
+    (TERM to the group, ``grace``, KILL). Only a group above 1 (group 1 would mean kill(-1):
     everything), only while its leader is alive with the start time recorded (a pid, and
     so a group id, may since have been reused), and only when the leader is this
     process's own user's: a group is never signalled on a guess, nor for someone else.

@@ -10,10 +10,10 @@ The loop is tini's and dumb-init's: block the signals we handle, wait for one wi
 ``sigtimedwait``, then reap every exited child until none is left, on every wake-up and
 never capped (supervisord's cap of 100 per pass left thousands of zombies).
 
-Here: the fork, the forwarding and reaping loop, and the exit code. Beside it, in the
-same tier and as small: pid1signals (which signals, and the dispositions on each side of
-the fork), pid1sweep (what is left once the supervisor has exited), and pid1log (its few
-lines). Their public names stay importable from here.
+Here: the fork, the forwarding and reaping loop, the exit code, and the last sweep of
+whatever is left once the supervisor has exited. Beside it, in the same tier and as
+small: pid1signals (which signals, and the dispositions on each side of the fork) and
+pid1log (its few lines).
 """
 
 from __future__ import annotations
@@ -21,25 +21,18 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 
 from initd.errors import InitdError
-from initd.pid1log import DEBUG as DEBUG
-from initd.pid1log import INFO as INFO
-from initd.pid1log import WARN as WARN
-from initd.pid1log import Log as Log
-from initd.pid1log import write_line as write_line
-from initd.pid1signals import FORWARDED as FORWARDED
-from initd.pid1signals import JOB_CONTROL as JOB_CONTROL
-from initd.pid1signals import RT_SIGACTION as RT_SIGACTION
-from initd.pid1signals import WAITED as WAITED
-from initd.pid1signals import WAKE_INTERVAL as WAKE_INTERVAL
-from initd.pid1signals import default_dispositions, take_signals
-from initd.pid1sweep import SWEEP_GRACE as SWEEP_GRACE
-from initd.pid1sweep import descendants as descendants
-from initd.pid1sweep import sweep
+from initd.pid1log import DEBUG, INFO, WARN, Log, write_line
+from initd.pid1signals import WAITED, WAKE_INTERVAL, default_dispositions, take_signals
 
 PR_SET_CHILD_SUBREAPER = 36
+
+# After the supervisor exits: TERM to everything left, this long, then KILL. The
+# supervisor has already given the agent its full --grace; this is for stragglers.
+SWEEP_GRACE = 2.0
 
 
 def run(supervisor: Callable[[], int], log: Log | None = None,
@@ -133,22 +126,101 @@ def _reap_until(supervisor: int, log: Log) -> int:
                 pass  # it has just exited; the reap below will see it
         # SIGCHLDs coalesce: look for the supervisor inside the reap loop, on every wake,
         # or we could wait forever for a notification that was merged away (catatonit#4).
-        status = _reap(supervisor, log)
+        status, _ = _reap(log, supervisor)
         if status is not None:
             return status
 
 
-def _reap(watch: int, log: Log) -> int | None:
-    """Reap every exited child; return the wait status of ``watch`` if it was among them."""
+def _reap(log: Log, watch: int = 0) -> tuple[int | None, bool]:
+    """Reap every exited child: initd's one ``waitpid(-1)`` loop, for the loop above and
+    the sweep below. Returns the wait status of ``watch`` if it was among them, and
+    whether no child is left at all."""
     found = None
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return found
+            return found, True
         if pid == 0:
-            return found
+            return found, False
         if pid == watch:
             found = status
         else:
             log(DEBUG, "reaped", pid=pid, code=exit_code(status))
+
+
+def sweep(is_pid1: bool, grace: float, log: Log) -> None:
+    """TERM whatever is left, wait up to ``grace``, then KILL until nothing is left.
+
+    As PID 1 "everything" is the namespace (``kill(-1)``). As a subreaper it is only our
+    own descendants: ``kill(-1)`` outside a PID namespace would hit the whole machine.
+    """
+    if _all_reaped(0, log):
+        return
+    _signal_rest(is_pid1, signal.SIGTERM)
+    log(INFO, "sweeping leftover processes", signal="SIGTERM", grace=grace)
+    if _all_reaped(grace, log):
+        return
+    log(INFO, "sweep grace over", signal="SIGKILL")
+    # Repeat: a process may fork between our look at /proc and the signal. Bounded: what
+    # we may not kill (no CAP_KILL over another uid) must not keep the container alive;
+    # as PID 1 our own exit makes the kernel kill everything in the namespace.
+    deadline = time.monotonic() + grace
+    while True:
+        _signal_rest(is_pid1, signal.SIGKILL)
+        if _all_reaped(0.1, log):
+            return
+        if time.monotonic() >= deadline:
+            log(WARN, "processes initd may not signal are left (no CAP_KILL?): exiting "
+                "anyway" + (", which ends them" if is_pid1 else ""))
+            return
+
+
+def _all_reaped(timeout: float, log: Log) -> bool:
+    """Reap until no child is left (True) or ``timeout`` passes (False).
+
+    As PID 1 or a subreaper, no child left means no descendant left: an orphan is
+    re-parented to us before it can outlive its parent.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        if _reap(log)[1]:
+            return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        signal.sigtimedwait({signal.SIGCHLD}, min(left, WAKE_INTERVAL))
+
+
+def _signal_rest(is_pid1: bool, sig: int) -> None:
+    targets = [-1] if is_pid1 else descendants(os.getpid())
+    for pid in targets:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass  # already gone (or, for -1, nothing left to signal)
+        except PermissionError:
+            pass  # not ours to signal (no CAP_KILL): the bounded sweep says so
+
+
+def descendants(root: int) -> list[int]:
+    """Every live descendant of ``root``, from one pass over /proc (no psutil in PID 1)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # exited while we looked
+        # The command name may contain spaces and parentheses: split after the last ')'.
+        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(name))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for pid in children.get(todo.pop(), ()):
+            found.append(pid)
+            todo.append(pid)
+    return found

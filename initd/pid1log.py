@@ -1,8 +1,8 @@
 """PID 1's own few log lines, and the one-write line that its children's output cannot split.
 
-A module of its own so that PID 1's loop (pid1) and its last sweep (pid1sweep) can both
-log without importing each other; the CLI's error boundary writes its one line with
-``write_line`` too. PID-1 tier: ``sys`` only, ``json`` on demand, no structlog here.
+A module of its own so that the CLI's error boundary and the supervisor can write their
+one line with ``write_line`` without importing PID 1's loop and its signal tables.
+PID-1 tier: ``sys`` only, ``json`` on demand, no structlog here.
 """
 
 from __future__ import annotations

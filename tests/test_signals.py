@@ -8,11 +8,11 @@ import time
 import psutil
 import pytest
 
-from initd import pid1
+from initd import pid1signals
 from tests.support.harness import PRINT_SIGNALS, wait_for
 
 STOPPING = {signal.SIGTERM}  # the default stop signal; INT and QUIT are CMD's to judge
-PASSED_ON = sorted(pid1.FORWARDED - STOPPING)
+PASSED_ON = sorted(pid1signals.FORWARDED - STOPPING)
 
 
 @pytest.mark.parametrize("sig", PASSED_ON, ids=lambda s: signal.Signals(s).name)

@@ -13,7 +13,7 @@ import signal
 import time
 from typing import TYPE_CHECKING, Any
 
-from initd import __version__, agentfs, log, pid1, proc, settings, users
+from initd import __version__, agentfs, log, pid1signals, proc, settings, users
 from initd.errors import shown
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.children import (
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 def boot(flags: argparse.Namespace) -> int:
     """The supervisor's whole life, step by step. Returns the container's exit code."""
-    signals = SignalChannel(pid1.FORWARDED, {signal.SIGTERM})  # 0. the signals PID 1 kept
+    signals = SignalChannel(pid1signals.FORWARDED, {signal.SIGTERM})  # 0. the signals PID 1 kept
     started = time.monotonic()
     config = settings.load(flags, os.environ)  # 1. settings and env files
     signals.use_stop_signal(config.stop_signal)

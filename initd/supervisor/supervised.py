@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from initd import clock, proc
 from initd.errors import InitdError
 from initd.log import Logger
-from initd.pid1 import write_line
+from initd.pid1log import write_line
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.states import State
 from initd.values import Restart

@@ -22,7 +22,7 @@ PATH_METHODS = {"write_text", "write_bytes", "read_text", "read_bytes", "touch",
 # module needs its own review.
 ALLOWED = {
     ("pid1signals.py", "open"): (1, "/proc/self/status: the kernel's"),
-    ("pid1sweep.py", "open"): (1, "/proc/<pid>/stat: the kernel's"),
+    ("pid1.py", "open"): (1, "/proc/<pid>/stat: the kernel's"),
     ("procfs.py", "open"): (2, "/proc/<pid>/stat and /proc/<pid>/status: the kernel's"),
     ("settings.py", "open"): (1, "/etc/initd/initd.yaml (--config): the image's, root's"),
     ("service/app.py", ".read_text"): (1, "the OpenAPI document inside the package"),

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from initd import pid1, proc
+from initd import pid1, pid1signals, proc
 from initd.supervisor.sigchan import SignalChannel
 
 
@@ -58,7 +58,7 @@ def main() -> int:
         return report(sum(subprocess.run(["false"]).returncode == 0 for _ in range(args.n)))
 
     def supervisor() -> int:
-        SignalChannel(pid1.FORWARDED)  # as the real supervisor: handlers, then unblock
+        SignalChannel(pid1signals.FORWARDED)  # as the real supervisor: handlers, then unblock
         return report(failing_runs(args.n))
 
     return pid1.run(supervisor)
