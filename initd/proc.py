@@ -170,6 +170,8 @@ def _exec_failure(spec: Spec, err: OSError) -> InitdError:
         return ExecFailed(f"{name}: Is a directory", 126)
     if err.filename == spec.cwd:
         return InitdError(f"cannot enter working directory {spec.cwd}: {err.strerror}")
+    if err.filename not in (None, name):  # not the command's fault: /dev/null, say
+        return InitdError(f"cannot start {name}: {err.filename}: {err.strerror}")
     if err.errno in (errno.ENOENT, errno.ENOTDIR):
         return ExecFailed(f"{name}: No such file or directory{_hint(name)}", 127)
     if err.errno in (errno.EACCES, errno.ENOEXEC, errno.EISDIR, errno.EPERM):

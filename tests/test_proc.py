@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import psutil
@@ -58,6 +60,21 @@ def test_exec_failures_map_to_126_and_127(tmp_path) -> None:
 def test_bad_working_directory_is_initd_error_not_exec_failure() -> None:
     with pytest.raises(InitdError, match="cannot enter working directory /nonexistent"):
         proc.spawn(proc.Spec(argv=("true",), env=os.environ, cwd="/nonexistent"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a mount namespace needs root")
+def test_a_missing_dev_null_is_named_not_blamed_on_the_command() -> None:
+    """A root without /dev/null (a bare chroot): the command is fine, the error says
+    what is missing instead of "CMD: No such file or directory"."""
+    script = ("from initd import proc\n"
+              "try: proc.spawn(proc.Spec(argv=('true',), env={}, cwd='/', "
+              "stdout=proc.DEVNULL))\n"
+              "except Exception as err: print(type(err).__name__, err)\n")
+    out = subprocess.run(["unshare", "--mount", "sh", "-c",
+                          'mount -t tmpfs none /dev && exec "$0" -c "$1"',
+                          sys.executable, script], capture_output=True, text=True)
+    assert out.stdout.strip() == \
+        "InitdError cannot start true: /dev/null: No such file or directory", out.stderr
 
 
 def _pgid(pid: int) -> int | None:
