@@ -7,9 +7,9 @@ PYTHON ?= /usr/bin/python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux strace
+SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux strace binutils
 
-.PHONY: all test lint demo bench clean system-packages image e2e
+.PHONY: all test lint demo bench clean system-packages image bundle e2e
 
 all: test
 
@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml | system-packages
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check initd tests bench
+	$(BIN)/ruff check initd tests bench images
 	$(BIN)/mypy
 
 # The container tests (tests/e2e) need the images: built here when podman can run (as
@@ -43,6 +43,12 @@ demo: $(STAMP)
 image: $(STAMP)
 	@tools/container-setup.sh
 	@tools/build-images.sh $(BIN)/python
+
+# The bundle alone: build/bundle/rootfs/opt/initd (initd with its own Python, for any
+# glibc image), its tarball, and localhost/initd-bundle:dev (FROM scratch, for COPY --from).
+bundle: $(STAMP)
+	@tools/container-setup.sh
+	@tools/build-bundle.sh $(BIN)/python
 
 # The tests in real containers: podman run the demo image, as a runtime would.
 e2e: image

@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# make image: initd's base image and the demo image, with no registry and no network in
-# the build: the base from Debian packages (mmdebstrap | podman import), initd and its
-# dependencies as wheels built on the host by the venv's Python (Debian's, the same
-# version as the base's), then podman build --network=none.
+# make image: initd's base image, the demo image and the bundle, with no registry and no
+# network in the build: bases from Debian packages (mmdebstrap | podman import), initd
+# and its dependencies as wheels built on the host by the venv's Python (Debian's, the
+# same version as the base's), then podman build --network=none.
 set -euo pipefail
 python=${1:?usage: build-images.sh PYTHON}
 cd "$(dirname "$0")/.."
-base=localhost/initd-base:bookworm
-if ! podman image exists "$base"; then
-  echo "building $base from Debian packages (mmdebstrap, about a minute)" >&2
-  mmdebstrap --quiet --variant=minbase \
-    --include=python3,python3-venv,ca-certificates,git,procps bookworm - \
-    | podman import --quiet - "$base" >/dev/null
-fi
-rm -rf build/wheels
-"$python" -m pip wheel --quiet --wheel-dir build/wheels .
-podman build --quiet --network=none --build-arg "BASE=$base" -t localhost/initd:dev \
-  -f Containerfile . >/dev/null
+
+# base NAME PACKAGES: a Debian minbase with PACKAGES, made once (about a minute each)
+base() {
+  if ! podman image exists "$1"; then
+    echo "building $1 from Debian packages (mmdebstrap, about a minute)" >&2
+    mmdebstrap --quiet --variant=minbase --include="$2" bookworm - \
+      | podman import --quiet - "$1" >/dev/null
+  fi
+}
+base localhost/initd-base:bookworm python3,python3-venv,ca-certificates,git,procps
+# the agent images tests/e2e/test_adoption.py adds initd to, as the README shows: a Node
+# image and a bare one, neither with Python (and initd's own base, above)
+base localhost/initd-base-node:bookworm nodejs,ca-certificates,git
+base localhost/initd-base-minimal:bookworm ca-certificates,git
+
+tools/build-bundle.sh "$python"  # the wheels too
+podman build --quiet --network=none --build-arg "BASE=localhost/initd-base:bookworm" \
+  -t localhost/initd:dev -f Containerfile . >/dev/null
 podman build --quiet --network=none --build-arg INITD_IMAGE=localhost/initd:dev \
   -t localhost/initd-demo:dev -f images/demo/Containerfile images/demo >/dev/null
-podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E 'localhost/initd(-demo)?:dev'
+podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' \
+  | grep -E 'localhost/initd(-demo|-bundle)?:dev'
