@@ -4,73 +4,31 @@ container runtime would, and everything is checked from outside, or with podman 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
 
 import pytest
 
+from tests.support import podman as support
+from tests.support.podman import missing, podman, skip_reason
+
 IMAGE = "localhost/initd-demo:dev"
 API = ["/opt/demo/agent-api.py"]
 HOME = "/home/agent/.discobot/demo/hooks"
 
 
-def podman(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def images() -> None:
-    why = None
-    if shutil.which("podman") is None:
-        why = "podman is not installed"
-    elif podman("image", "exists", IMAGE).returncode != 0:
-        why = f"the image {IMAGE} is not built"
+    why = missing(IMAGE)
     if why:
-        pytest.skip(f"no container tests: {why} (make image builds it; it needs root on "
-                    "Debian, for podman, runc and mmdebstrap)")
+        pytest.skip(skip_reason(why))
 
 
-class Container:
+class Container(support.Container):
     def __init__(self, *args: str, cmd: list[str] | None = None, name: str | None = None
                  ) -> None:
-        """``podman run -d`` of the demo image; with ``name``, one already running (a
-        pod's, started by podman kube play)."""
-        if name is not None:
-            self.name = name
-            return
-        self.name = f"initd-e2e-{uuid.uuid4().hex[:8]}"
-        out = podman("run", "-d", "--name", self.name, *args, IMAGE, *(cmd or []))
-        assert out.returncode == 0, out.stderr
-
-    def exec(self, *args: str, user: str | None = None, timeout: float = 30
-             ) -> subprocess.CompletedProcess[str]:
-        return podman("exec", *(["--user", user] if user else []), self.name, *args,
-                      timeout=timeout)
-
-    def until(self, probe, timeout: float = 30, what: str = "it") -> None:  # type: ignore[no-untyped-def]
-        deadline = time.monotonic() + timeout
-        while not probe():
-            assert time.monotonic() < deadline, f"timed out waiting for {what}: " \
-                f"{self.logs()[-2000:]}"
-            time.sleep(0.2)
-
-    def ready(self) -> None:
-        self.until(lambda: self.exec("initd", "ready").returncode == 0, what="initd ready")
-
-    def logs(self) -> str:
-        out = podman("logs", self.name)
-        return out.stdout + out.stderr
-
-    def exit_code(self) -> int:
-        podman("wait", self.name, timeout=60)
-        return int(podman("inspect", self.name, "--format", "{{.State.ExitCode}}")
-                   .stdout.strip())
-
-    def remove(self) -> None:
-        podman("rm", "-f", "-t", "0", self.name)
+        super().__init__(IMAGE, *args, cmd=cmd, name=name)
 
 
 @pytest.fixture

@@ -1,0 +1,6 @@
+#!/bin/sh
+#---
+# type: session
+# run_as: root
+#---
+echo "root hook as uid $(id -u)"

@@ -1,0 +1,5 @@
+#!/bin/sh
+#---
+# type: session
+#---
+echo "user hook as uid $(id -u)"

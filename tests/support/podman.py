@@ -1,0 +1,72 @@
+"""podman for the container tests: run an image detached, exec in it, wait for it, and
+say why the tests cannot run when podman or an image is missing."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+
+
+def podman(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def missing(*images: str) -> str | None:
+    """Why the container tests cannot run here, or None."""
+    if shutil.which("podman") is None:
+        return "podman is not installed"
+    for image in images:
+        if podman("image", "exists", image).returncode != 0:
+            return f"the image {image} is not built"
+    return None
+
+
+def skip_reason(why: str) -> str:
+    return (f"no container tests: {why} (make image builds it; it needs root on Debian, "
+            "for podman, runc and mmdebstrap)")
+
+
+class Container:
+    def __init__(self, image: str, *args: str, cmd: list[str] | None = None,
+                 name: str | None = None, initd: str = "initd") -> None:
+        """``podman run -d`` of ``image``; with ``name``, one already running (a pod's,
+        started by podman kube play). ``initd`` is how the image's PATH reaches it."""
+        self.initd = initd
+        if name is not None:
+            self.name = name
+            return
+        self.name = f"initd-e2e-{uuid.uuid4().hex[:8]}"
+        out = podman("run", "-d", "--name", self.name, *args, image, *(cmd or []))
+        assert out.returncode == 0, out.stderr
+
+    def exec(self, *args: str, user: str | None = None, timeout: float = 30
+             ) -> subprocess.CompletedProcess[str]:
+        return podman("exec", *(["--user", user] if user else []), self.name, *args,
+                      timeout=timeout)
+
+    def until(self, probe: Callable[[], bool], timeout: float = 30, what: str = "it"
+              ) -> None:
+        deadline = time.monotonic() + timeout
+        while not probe():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}: " \
+                f"{self.logs()[-2000:]}"
+            time.sleep(0.2)
+
+    def ready(self) -> None:
+        self.until(lambda: self.exec(self.initd, "ready").returncode == 0,
+                   what="initd ready")
+
+    def logs(self) -> str:
+        out = podman("logs", self.name)
+        return out.stdout + out.stderr
+
+    def exit_code(self) -> int:
+        podman("wait", self.name, timeout=60)
+        return int(podman("inspect", self.name, "--format", "{{.State.ExitCode}}")
+                   .stdout.strip())
+
+    def remove(self) -> None:
+        podman("rm", "-f", "-t", "0", self.name)
