@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux strace binutils
 
-.PHONY: all test lint demo bench clean system-packages image bundle e2e
+.PHONY: all test lint demo bench clean system-packages image bundle wheels dist e2e
 
 all: test
 
@@ -50,6 +50,17 @@ bundle: $(STAMP)
 	@tools/container-setup.sh
 	@tools/build-bundle.sh $(BIN)/python
 
+# initd's wheel and its dependencies' in build/wheels: what an image with Python installs.
+wheels: $(STAMP)
+	rm -rf build/wheels
+	$(BIN)/pip wheel --quiet --wheel-dir build/wheels .
+
+# The distribution to publish: sdist and wheel in dist/, checked as PyPI would.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
 # The tests in real containers: podman run the demo image, as a runtime would.
 e2e: image
 	$(BIN)/pytest tests/e2e
@@ -59,4 +70,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist
