@@ -275,6 +275,9 @@ def run_all() -> None:
     import startstop  # bench/startstop.py: exec and HTTP probes, podman run /bin/true
 
     startstop.main()
+    import bundle  # bench/bundle.py: the bundle's size, boot, and a Node image's start
+
+    bundle.main()
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ def test_expats_hash_salt_comes_from_the_older_call(home: Path) -> None:
 
 def test_it_holds_initd_python_and_no_build_leftovers(rootfs: Path, home: Path) -> None:
     assert os.readlink(rootfs / "usr" / "local" / "bin" / "initd") == "/opt/initd/initd"
-    assert (home / "initd").read_text().splitlines()[0] == "#!/opt/initd/bin/python3.11 -I"
+    assert (home / "initd").read_text().splitlines()[0] == "#!/opt/initd/bin/python3.11 -IS"
     assert os.readlink(home / "bin" / "initd") == "../initd"  # the pre-commit callback's
     stdlib = home / "lib" / "python3.11"
     for gone in ("test", "idlelib", "tkinter", "ensurepip", "config-3.11-x86_64-linux-gnu"):
@@ -165,6 +165,6 @@ def test_pid_1_from_the_bundle_loads_no_compiled_dependency(box: Path) -> None:
     out = boot(box, "--", "/pid1.sh")
     assert out.returncode == 0, out.stderr
     cmdline, maps = out.stdout.split("\n", 1)
-    assert cmdline.split("\0")[:3] == ["/opt/initd/bin/python3.11", "-I", "/opt/initd/initd"]
+    assert cmdline.split("\0")[:3] == ["/opt/initd/bin/python3.11", "-IS", "/opt/initd/initd"]
     assert "/opt/initd/bin/python3.11" in maps
     assert "dist-packages" not in maps  # no _yaml, no psutil in PID 1

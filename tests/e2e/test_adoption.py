@@ -114,7 +114,7 @@ def test_initd_is_pid_1_and_the_agent_runs_dropped_and_clean(image: Adopted, age
     cmdline = agent.exec("cat", "/proc/1/cmdline").stdout.split("\0")
     assert cmdline[:3] == (["/opt/initd/bin/python3", "/usr/local/bin/initd", "--user"]
                            if image.case == "wheels" else
-                           ["/opt/initd/bin/python3.11", "-I", "/opt/initd/initd"])
+                           ["/opt/initd/bin/python3.11", "-IS", "/opt/initd/initd"])
     health = json.loads(agent.exec(image.initd, "health").stdout)
     assert health["status"] == "ok", health
     assert health["agent"]["ready"] is True
