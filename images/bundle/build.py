@@ -11,8 +11,8 @@ What the directory holds (ARCHITECTURE.md, "The bundle", says why this form):
     bin/python3.11          Debian's interpreter (libpython linked in), RPATH $ORIGIN/../lib
     bin/python3, bin/initd  links: ``sys.executable -I -m initd`` and the pre-commit
                             chain's callback find initd beside the interpreter
-    lib/python3.11/         the standard library, less what initd never imports
-    lib/python3/dist-packages/   initd and its dependencies, from WHEELS
+    lib/python3.11/         the standard library as byte-code, less what initd never imports
+    lib/python3/dist-packages/   initd and its dependencies, from WHEELS, with their source
     lib/*.so.*              every shared library any of it needs beyond glibc
 
 Everything but the entry's first line is position-independent: the interpreter finds
