@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
     interpreter(home)
     stdlib(home / "lib" / VERSION)
     packages(home / "lib" / "python3" / "dist-packages", wheels)
-    libraries(home)
+    libraries(home, prefix)
     older_glibc(home / "lib")
     entry(home, prefix)
     link(rootfs / "usr" / "local" / "bin" / "initd", f"{prefix}/initd")
@@ -146,10 +146,14 @@ def needed(path: Path) -> dict[str, str]:
     return found
 
 
-def libraries(home: Path) -> None:
+def libraries(home: Path, prefix: str) -> None:
     """Carry every library beyond glibc; point each ELF that needs one at lib/ with an
     RPATH (DT_RPATH: searched before LD_LIBRARY_PATH, so an image's own, older libssl
-    on LD_LIBRARY_PATH never replaces the one the bundle was built with)."""
+    on LD_LIBRARY_PATH never replaces the one the bundle was built with).
+
+    The interpreter's also names PREFIX/lib: glibc finds a program's own $ORIGIN by
+    reading /proc/self/exe, so where no /proc is mounted (a bare chroot) only that
+    entry finds its libz and libexpat. (A library's $ORIGIN comes from its path.)"""
     lib = home / "lib"
     users: dict[Path, set[str]] = {}
     for binary in elves(home):
@@ -162,6 +166,8 @@ def libraries(home: Path) -> None:
     for binary in [*users, *sorted(lib.glob("*.so.*"))]:
         rel = os.path.relpath(lib, binary.parent)
         origin = "$ORIGIN" if rel == "." else f"$ORIGIN/{rel}"
+        if binary.parent.name == "bin":
+            origin += f":{prefix}/lib"
         subprocess.run([patchelf(), "--force-rpath", "--set-rpath", origin, str(binary)],
                        check=True)
 

@@ -168,3 +168,35 @@ def test_pid_1_from_the_bundle_loads_no_compiled_dependency(box: Path) -> None:
     assert cmdline.split("\0")[:3] == ["/opt/initd/bin/python3.11", "-IS", "/opt/initd/initd"]
     assert "/opt/initd/bin/python3.11" in maps
     assert "dist-packages" not in maps  # no _yaml, no psutil in PID 1
+
+
+def test_root_running_a_verb_in_the_agents_workspace_imports_nothing_of_it(box: Path
+                                                                          ) -> None:
+    """An operator's ``podman exec … /opt/initd/initd hooks list`` as root, from the
+    agent's workspace, with PYTHON* variables pointing there: the agent's planted
+    modules (an ``initd`` package, ``sitecustomize``, ``yaml``, ``typing``) never run.
+    (Run with no /proc mounted, where the interpreter's $ORIGIN cannot be known: its
+    RPATH's second entry, /opt/initd/lib, finds its libraries.)"""
+    ws = box / "ws"
+    canary = "open('/tmp/owned', 'w').write('planted code ran as root')\n"
+    planted = [ws / "initd" / "__init__.py", ws / "sitecustomize.py", ws / "yaml.py",
+               ws / "typing.py", ws / "startup.py", ws / "lib" / "python3.11" / "os.py"]
+    for path in planted:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(canary)
+        os.chown(path, 1000, 1000)
+    try:
+        out = subprocess.run(
+            ["unshare", "--mount", f"--root={box}", "--wd=/ws", "/opt/initd/initd",
+             "hooks", "list", "--workspace", "/ws"], capture_output=True, text=True,
+            timeout=60, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": "/ws",
+                             "PYTHONSTARTUP": "/ws/startup.py", "PYTHONHOME": "/ws",
+                             "PYTHONUSERBASE": "/ws", "HOME": "/ws"})
+        assert out.returncode == 0, out.stderr
+        assert "10-root" in out.stdout
+        assert not (box / "tmp" / "owned").exists()
+    finally:
+        for path in planted:
+            path.unlink()
+        for folder in ("initd", "lib/python3.11", "lib"):
+            (ws / folder).rmdir()
