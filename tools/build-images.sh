@@ -7,11 +7,11 @@ set -euo pipefail
 python=${1:?usage: build-images.sh PYTHON}
 cd "$(dirname "$0")/.."
 
-# base NAME PACKAGES: a Debian minbase with PACKAGES, made once (about a minute each)
+# base NAME PACKAGES [SUITE]: a Debian minbase with PACKAGES, made once (about a minute)
 base() {
   if ! podman image exists "$1"; then
     echo "building $1 from Debian packages (mmdebstrap, about a minute)" >&2
-    mmdebstrap --quiet --variant=minbase --include="$2" bookworm - \
+    mmdebstrap --quiet --variant=minbase --include="$2" "${3:-bookworm}" - \
       | podman import --quiet - "$1" >/dev/null
   fi
 }
@@ -20,6 +20,8 @@ base localhost/initd-base:bookworm python3,python3-venv,ca-certificates,git,proc
 # image and a bare one, neither with Python (and initd's own base, above)
 base localhost/initd-base-node:bookworm nodejs,ca-certificates,git
 base localhost/initd-base-minimal:bookworm ca-certificates,git
+# and the newest Debian (glibc 2.41), for "and newer"
+base localhost/initd-base-trixie:trixie ca-certificates,git trixie
 
 tools/build-bundle.sh "$python"  # the wheels too
 podman build --quiet --network=none --build-arg "BASE=localhost/initd-base:bookworm" \

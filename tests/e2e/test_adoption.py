@@ -3,7 +3,8 @@ README.md as written (only FROM names a local base, and the test's CMD replaces 
 example's), built with podman from three bases made by mmdebstrap:
 
 - a Node image (Debian minbase, nodejs, git; no Python): the bundle;
-- a bare one (Debian minbase, ca-certificates, git; no Python): the bundle;
+- a bare one (Debian minbase, ca-certificates, git; no Python): the bundle, on Debian 12
+  and on Debian 13 (glibc 2.41, for the README's "and newer");
 - initd's own base (Debian's Python 3.11): the bundle, and the wheels in a venv.
 
 Each then runs the same workspace (tests/e2e/adoption) with the README's capabilities:
@@ -36,6 +37,7 @@ CASES = {
              ["node", "/opt/agent/server.js"], 8080),
     "minimal": ("localhost/initd-base-minimal:bookworm", "bundle", ["sleep", "infinity"],
                 None),
+    "trixie": ("localhost/initd-base-trixie:trixie", "bundle", ["sleep", "infinity"], None),
     "initd-base": ("localhost/initd-base:bookworm", "bundle", ["sleep", "infinity"], None),
     "wheels": ("localhost/initd-base:bookworm", "wheels", ["sleep", "infinity"], None),
 }
