@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.podman import Container, missing, podman, skip_reason
+from tests.support.podman import Container, assert_commits_are_gated, missing, podman, skip_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "adoption"
@@ -162,13 +162,7 @@ def test_orphans_are_reaped(agent: Container) -> None:
 
 
 def test_the_pre_commit_chain_runs_on_a_commit(agent: Container) -> None:
-    assert "discobot:managed" in agent.exec("cat", "/workspace/.git/hooks/pre-commit").stdout
-    todo = agent.exec("sh", "-c", "echo 'TODO: later' > t.md && git add t.md && "
-                      "git commit -qm t", user="agent")
-    assert todo.returncode != 0 and "commit rejected" in todo.stdout + todo.stderr
-    fixed = agent.exec("sh", "-c", "echo done > t.md && git add t.md && git commit -qm t",
-                       user="agent")
-    assert fixed.returncode == 0, fixed.stderr
+    assert_commits_are_gated(agent)
 
 
 def test_a_turn_over_the_socket(image: Adopted, agent: Container) -> None:

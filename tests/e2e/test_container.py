@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support import podman as support
-from tests.support.podman import missing, podman, skip_reason
+from tests.support.podman import assert_commits_are_gated, missing, podman, skip_reason
 
 IMAGE = "localhost/initd-demo:dev"
 API = ["/opt/demo/agent-api.py"]
@@ -80,13 +80,7 @@ def test_boot_as_the_contract_says(run) -> None:  # type: ignore[no-untyped-def]
 def test_the_pre_commit_chain_and_a_turn_over_the_socket(run) -> None:  # type: ignore[no-untyped-def]
     c = run(cmd=API)
     c.ready()
-    assert "discobot:managed" in c.exec("cat", "/workspace/.git/hooks/pre-commit").stdout
-    todo = c.exec("sh", "-c", "echo 'TODO: later' > t.txt && git add t.txt && "
-                  "git commit -qm t", user="agent")
-    assert todo.returncode != 0 and "commit rejected" in todo.stdout + todo.stderr
-    fixed = c.exec("sh", "-c", "echo 'done' > t.txt && git add t.txt && git commit -qm t",
-                   user="agent")
-    assert fixed.returncode == 0, fixed.stderr
+    assert_commits_are_gated(c)
     c.exec("sh", "-c", "printf 'print(1\\n' > bad.py", user="agent")
     turn = c.exec("initd", "turn")
     assert turn.returncode == 2  # re-prompt the agent

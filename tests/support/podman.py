@@ -70,3 +70,15 @@ class Container:
 
     def remove(self) -> None:
         podman("rm", "-f", "-t", "0", self.name)
+
+
+def assert_commits_are_gated(c: Container) -> None:
+    """The managed pre-commit chain in ``c``'s /workspace, with a hook rejecting "TODO":
+    a commit saying it is rejected, the fixed one goes in (both as the agent)."""
+    assert "discobot:managed" in c.exec("cat", "/workspace/.git/hooks/pre-commit").stdout
+    todo = c.exec("sh", "-c", "echo 'TODO: later' > t.md && git add t.md && "
+                  "git commit -qm t", user="agent")
+    assert todo.returncode != 0 and "commit rejected" in todo.stdout + todo.stderr
+    fixed = c.exec("sh", "-c", "echo done > t.md && git add t.md && git commit -qm t",
+                   user="agent")
+    assert fixed.returncode == 0, fixed.stderr
