@@ -25,7 +25,7 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from initd import VERBS
+from initd import VERBS, limits
 from initd.errors import InitdError, shown
 from initd.leftovers import KILL_SETTLE as KILL_SETTLE
 from initd.leftovers import stop_leftover_group as stop_leftover_group
@@ -107,7 +107,7 @@ def spawn(spec: Spec) -> Child:
         account = None
     try:
         popen = subprocess.Popen(
-            list(spec.argv),
+            list(limits.wrap(spec.argv, spec.limits)),
             env=dict(spec.env),
             cwd=spec.cwd,
             stdin=spec.stdin,

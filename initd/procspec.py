@@ -12,6 +12,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
+from initd.limits import NONE as NO_LIMITS
+from initd.limits import Limits
 from initd.users import Account
 
 # subprocess's ways of saying "inherit", "/dev/null" or "a pipe"
@@ -34,6 +36,8 @@ class Spec(NamedTuple):
     # A session of its own (setsid) instead of only a group: everything it starts stays
     # in that session, so once it is gone its leftovers can be found (stop_session).
     session: bool = False
+    # setrlimit in the child before it runs (initd/limits.py: through a trampoline)
+    limits: Limits = NO_LIMITS
 
 
 def environment(base: Mapping[str, str], account: Account | None,
