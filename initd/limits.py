@@ -102,14 +102,28 @@ def parse(value: object) -> Limits:
     return Limits(**{str(key): _amount(str(key), item) for key, item in value.items()})
 
 
+def parse_text(text: str) -> Limits:
+    """The environment's form, ``cpu=60,memory=2G``: what text() writes."""
+    pairs = [item.partition("=") for item in text.split(",") if item.strip()]
+    bad = [item for item, eq, _ in pairs if not eq]
+    if bad:
+        raise LimitError(f"limits: expected NAME=VALUE[,NAME=VALUE...], got {text!r}"[:200])
+    return parse({name.strip(): value.strip() for name, _, value in pairs})
+
+
+def text(lim: Limits) -> str:
+    return ",".join(f"{name}={value}" for name, value in lim._asdict().items()
+                    if value is not None)
+
+
 def _amount(key: str, value: object) -> int:
     sized = key in ("memory", "file_size")
     if isinstance(value, bool):
         value = None  # (True is an int to Python, not to a reader)
     if isinstance(value, int) and value > 0:
         return value
-    match = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)i?B?\s*", str(value), re.IGNORECASE) \
-        if sized and isinstance(value, str) else None
+    pattern = r"\s*(\d+)\s*([KMGT]?)i?B?\s*" if sized else r"\s*(\d+)()\s*"
+    match = re.fullmatch(pattern, value, re.IGNORECASE) if isinstance(value, str) else None
     if match and int(match[1]) > 0:
         return int(match[1]) * UNITS[match[2].upper()]
     what = "bytes > 0, or a number with K, M, G or T" if sized else "a whole number > 0"
@@ -125,8 +139,11 @@ def wrap(argv: Sequence[str], limits: Limits) -> tuple[str, ...]:
     return (sys.executable, "-I", "-S", "-c", TRAMPOLINE, *settings, "--", *argv)
 
 
-def killed_by(sig: int | None, limits: Limits) -> str | None:
-    """The limit that ended a hook killed by ``sig``, said for people; or None."""
+def killed_by(returncode: int, limits: Limits) -> str | None:
+    """The limit that ended a hook, said for people, or None: from its Popen returncode,
+    -S when the signal killed it, 128+S when it was a shell's child the signal killed
+    (``head -c 3G > f`` in a script: the shell goes on and exits 128+SIGXFSZ)."""
+    sig = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else None
     if sig == signal.SIGXCPU and limits.cpu is not None:
         return f"its cpu limit ({limits.cpu} s of CPU)"
     if sig == signal.SIGXFSZ and limits.file_size is not None:

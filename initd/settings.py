@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from initd.errors import InitdError, shown
+from initd.limits import NONE as NO_LIMITS
+from initd.limits import Limits
 from initd.paths import (
     DEFAULT_CONFIG,
     DEFAULT_HOOKS_DIR,
@@ -26,6 +28,7 @@ from initd.values import (
     Restart,
     boolean,
     count,
+    hook_limits,
     log_format,
     names,
     optional_text,
@@ -79,6 +82,7 @@ OPTIONS = (
     Option("max_reprompts", count, 3, ("INITD_MAX_REPROMPTS",)),
     Option("trust", boolean, False, ("INITD_TRUST",)),
     Option("trust_file", path, DEFAULT_TRUST_FILE, ("INITD_TRUST_FILE",)),
+    Option("hook_limits", hook_limits, NO_LIMITS, ("INITD_HOOK_LIMITS",)),
 )
 
 
@@ -112,6 +116,7 @@ class Settings(NamedTuple):
     max_reprompts: int  # hook-triggered re-prompts per user message (the seed's 3)
     trust: bool  # run a workspace hook only if its content was approved (initd hooks trust)
     trust_file: str  # where approvals are kept
+    hook_limits: Limits  # every hook's, unless its own front matter says otherwise
     config: str | None
     warnings: tuple[str, ...] = ()
 

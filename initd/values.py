@@ -8,6 +8,8 @@ import enum
 import os
 from collections.abc import Mapping, Sequence
 
+from initd.limits import Limits
+
 
 class Restart(enum.StrEnum):
     NEVER = "never"  # tini-compatible: the agent's exit is the container's exit
@@ -153,3 +155,13 @@ def boolean(value: object) -> bool:
 
 def optional_text(value: object) -> str | None:
     return str(value) or None
+
+
+def hook_limits(value: object) -> Limits:
+    """initd.yaml's mapping, or the environment's ``cpu=60,memory=2G``."""
+    from initd import limits
+
+    try:
+        return limits.parse_text(value) if isinstance(value, str) else limits.parse(value)
+    except limits.LimitError as err:
+        raise ValueError(str(err).removeprefix("limits: ")) from None

@@ -15,6 +15,8 @@ from initd.hooks import runner
 from initd.hooks.memory import MemoryStore
 from initd.hooks.model import Hook
 from initd.hooks.status import StatusStore
+from initd.limits import NONE as NO_LIMITS
+from initd.limits import Limits
 from initd.log import Logger
 
 if TYPE_CHECKING:
@@ -40,6 +42,8 @@ class Options(Protocol):
     def trust_file(self) -> str: ...
     @property
     def hooks_dir(self) -> str: ...
+    @property
+    def hook_limits(self) -> Limits: ...
 
 
 class RootRunner(Protocol):
@@ -81,6 +85,7 @@ class HookContext(NamedTuple):
     # hook runs from (taken at boot, before any hook ran), and who reads git for root.
     snapshots: Snapshots | None = None
     git_as: users.Account | None = None
+    limits: Limits = NO_LIMITS  # the image's for every hook (initd.yaml: hook_limits)
 
     @property
     def state_problem(self) -> str | None:
@@ -121,7 +126,7 @@ def make(options: Options, agent: users.Account | None, log: Logger,
         trust = Trust(options.trust_file, enforce=True, image_dir=options.hooks_dir)
     ctx = HookContext(workspace=options.workspace, session_id=session, agent=agent,
                       store=store, state=state, secrets=options.secret,
-                      grace=options.grace, log=log, trust=trust)
+                      grace=options.grace, log=log, trust=trust, limits=options.hook_limits)
     if recover is not None:  # a process that lives with the session: boot, the service
         problem = prepare_state(ctx)  # (its callers say it)
         if problem is not None:  # kept in memory, for this process's life

@@ -11,14 +11,17 @@ import math
 import re
 from typing import Any, NamedTuple
 
+from initd import limits
 from initd.errors import shown
 from initd.hooks import kinds
 from initd.hooks.kinds import TYPES
+from initd.limits import NONE as NO_LIMITS
+from initd.limits import Limits
 
 DEFAULT_TIMEOUT = {"session": 300.0, "file": 900.0, "pre-commit": 900.0}
 EVENT_TIMEOUT = 60.0  # a hook whose type names a lifecycle event (Claude Code's, AutoAgent's)
 KNOWN_KEYS = frozenset({"name", "type", "description", "run_as", "pattern", "notify_llm",
-                        "timeout", "blocking"})
+                        "timeout", "blocking", "limits"})
 # an event hook's own fields, checked by the events engine (initd/events/dialects/discobot.py)
 EVENT_KEYS = frozenset({"block", "tool_name", "when", "on_failure", "retries",
                         "retry_delay", "on_error"})
@@ -44,6 +47,7 @@ class Hook(NamedTuple):
     blocking: bool = True
     warnings: tuple[str, ...] = ()
     options: tuple[tuple[str, Any], ...] = ()  # an event hook's EVENT_KEYS, as written
+    limits: Limits = NO_LIMITS  # its own; the image's (initd.yaml) fill the rest
 
     @property
     def is_event(self) -> bool:
@@ -104,6 +108,7 @@ def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -
         notify_llm=_flag(fields, "notify_llm", True),
         timeout=_timeout(fields, kind),
         blocking=_flag(fields, "blocking", True),
+        limits=_limits(fields),
         warnings=tuple(warnings),
         options=tuple((k, fields[k]) for k in sorted(EVENT_KEYS) if k in fields)
         if event is not None else (),
@@ -126,6 +131,13 @@ def _flag(fields: dict[str, Any], key: str, default: bool) -> bool:
     if not isinstance(value, bool):
         raise HookError(f"{key}: expected true or false, got {shown(value)}")
     return value
+
+
+def _limits(fields: dict[str, Any]) -> Limits:
+    try:
+        return limits.parse(fields.get("limits"))
+    except limits.LimitError as err:
+        raise HookError(str(err)) from None
 
 
 def _timeout(fields: dict[str, Any], kind: str) -> float:

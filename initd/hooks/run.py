@@ -57,7 +57,7 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         hook.path, env=environment(hook, ctx, {"DISCOBOT_HOOK_FILE": original,
                                                **(extra_env or {})}),
         cwd=ctx.workspace, account=account_for(hook, ctx), timeout=hook.timeout, log=out,
-        log_path=log_path, stdin=stdin, grace=ctx.grace,
+        log_path=log_path, stdin=stdin, grace=ctx.grace, limits=hook.limits.over(ctx.limits),
         on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
         cancel=cancel, on_running=lambda child: record_start(ctx, hook, child, log))
     if result.log_error is not None and ctx.state_problem is None:
@@ -72,7 +72,7 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         log.info("hook stopped: initd is shutting down", log=result.output_path)
     else:
         log.warning("hook failed", name=hook.name, exit_code=result.exit_code,
-                    timed_out=result.timed_out, signal=result.signal,
+                    timed_out=result.timed_out, signal=result.signal, limit=result.limit,
                     log=result.output_path, error=result.exec_error,
                     output_tail=_tail(result))
     return result

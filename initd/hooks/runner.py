@@ -21,6 +21,8 @@ from typing import BinaryIO, NamedTuple
 from initd import proc
 from initd.errors import InitdError
 from initd.hooks.output import Kept, Output
+from initd.limits import NONE as NO_LIMITS
+from initd.limits import Limits, killed_by
 from initd.users import Account
 
 LOG_CAP = 10 * 2**20
@@ -46,6 +48,7 @@ class Result(NamedTuple):
     lines: int
     refused: bool = False  # initd would not run it (not trusted; a root hook changed)
     log_error: str | None = None  # why its log file stopped being written (a full disk)
+    limit: str | None = None  # the limit that killed it ("its cpu limit (10 s of CPU)")
 
     @property
     def ok(self) -> bool:
@@ -83,7 +86,8 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         grace: float = 5.0, cap: int = LOG_CAP,
         on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
-        on_running: Callable[[proc.Child], None] | None = None) -> Result:
+        on_running: Callable[[proc.Child], None] | None = None,
+        limits: Limits = NO_LIMITS) -> Result:
     """Run the hook at ``path``, its output to ``log`` (open, new: StatusStore.new_log;
     closed here; or why it could not be made, and then memory alone keeps it); never
     raises for anything the hook does. ``on_running`` is told about the child once it
@@ -94,7 +98,7 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         child = proc.spawn(proc.Spec(
             argv=(path,), env=env, cwd=cwd, account=account,
             stdin=proc.DEVNULL if stdin is None else proc.PIPE,
-            stdout=proc.PIPE, stderr=proc.STDOUT))
+            stdout=proc.PIPE, stderr=proc.STDOUT, limits=limits))
     except InitdError as err:  # not found 127, not executable 126; no working directory 126
         out.note(f"[initd: {err}]\n")
         out.close()
@@ -111,10 +115,13 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
                  "stopped]\n")
     if cancelled:
         out.note("\n[initd: cancelled; the hook's process group was stopped]\n")
-    out.close()
     sig = -returncode if returncode < 0 else None
+    limit = None if timed_out or cancelled else killed_by(returncode, limits)
+    if limit is not None:
+        out.note(f"\n[initd: killed by {limit}]\n")
+    out.close()
     code = 124 if timed_out else proc.exit_status(returncode)
-    return _result(code, sig, timed_out, cancelled, started, out, None)
+    return _result(code, sig, timed_out, cancelled, started, out, None)._replace(limit=limit)
 
 
 def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:

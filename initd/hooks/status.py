@@ -221,6 +221,7 @@ def _finish(entry: dict[str, Any], result: Result) -> None:
         timedOut=result.timed_out,
         cancelled=result.cancelled,
         truncated=result.truncated,
+        killedByLimit=result.limit,
     )
 
 

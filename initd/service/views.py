@@ -38,7 +38,7 @@ def ran(one: Ran) -> dict[str, Any]:
     r = one.result
     return {"hookId": one.hook.id, "name": one.hook.name, "success": r.ok,
             "exitCode": r.exit_code, "timedOut": r.timed_out, "cancelled": r.cancelled,
-            "refused": r.refused, "error": r.exec_error,
+            "refused": r.refused, "error": r.exec_error, "killedByLimit": r.limit,
             "files": list(one.files), "outputPath": r.output_path,
             "durationMs": round(r.duration * 1000, 1)}
 

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from initd import log, paths, proc, settings, users
+from initd import limits, log, paths, proc, settings, users
 from initd.errors import InitdError
 from initd.supervisor.sigchan import SignalChannel
 
@@ -93,6 +93,8 @@ def service_settings(config: settings.Settings, session: str,
         env["INITD_CONFIG"] = config.config
     if config.state_dir is not None:
         env["INITD_STATE_DIR"] = config.state_dir
+    if config.hook_limits.any():
+        env["INITD_HOOK_LIMITS"] = limits.text(config.hook_limits)
     return env
 
 
