@@ -122,7 +122,7 @@ class Engine:
                     workspace=self.setup.workspace, state_dir=self.setup.state_dir,
                     account=self.setup.account,
                     grace=self.setup.grace, cancel=cancel, pipelines=pipelines,
-                    log=self.setup.log)
+                    log=self.setup.log, limits=hook.limits.over(self.setup.limits))
         if hook.when is not None:
             try:
                 if not hook.when(call.value):

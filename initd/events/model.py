@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
+from initd.limits import NONE as NO_LIMITS
+from initd.limits import Limits
+
 if TYPE_CHECKING:
     from initd.events.conditions import Condition
 
@@ -94,6 +97,7 @@ class EventHook(NamedTuple):
     tool_name: tuple[str, ...] = ()  # run only for these tools (case-insensitive)
     pattern: tuple[str, ...] = ()  # run only for files like these
     stage: str | None = None  # a loop.yaml's hooks: only for events of that stage
+    limits: Limits = NO_LIMITS  # a discobot hook's own limits: (the image's fill the rest)
     workspace: bool = True  # defined by the workspace (trust may be required), not the image
     warnings: tuple[str, ...] = ()
 

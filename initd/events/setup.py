@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
+from initd.limits import NONE as NO_LIMITS
+from initd.limits import Limits
 from initd.log import Logger
 from initd.users import Account
 
@@ -26,6 +28,7 @@ class Setup(NamedTuple):
     grace: float
     log: Logger
     trust: Trust | None = None
+    limits: Limits = NO_LIMITS  # the image's hook_limits, for every dialect's processes
 
 
 SECRETS_FILE = (".config", "agent-pipelines", "secrets.env")

@@ -200,11 +200,13 @@ class Captured(NamedTuple):
     cancelled: bool
     duration: float
     exec_error: str | None  # it could not be started (not found, not executable, no cwd)
+    limit: str | None = None  # the limit that killed it
 
 
 def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             account: Account | None, timeout: float, stdin: bytes | None = None,
-            grace: float = 5.0, cancel: threading.Event | None = None) -> Captured:
+            grace: float = 5.0, cancel: threading.Event | None = None,
+            limits: Limits = NO_LIMITS) -> Captured:
     """Run ``argv`` in its own group with stdout and stderr kept apart (bounded); the
     timeout or a cancel stops the whole group. Never raises for what the command does."""
     started = time.monotonic()
@@ -213,7 +215,7 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
         child = proc.spawn(proc.Spec(
             argv=tuple(argv), env=env, cwd=cwd, account=account,
             stdin=proc.DEVNULL if stdin is None else proc.PIPE,
-            stdout=proc.PIPE, stderr=proc.PIPE))
+            stdout=proc.PIPE, stderr=proc.PIPE, limits=limits))
     except InitdError as error:
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     assert child.popen.stdout is not None and child.popen.stderr is not None
@@ -222,8 +224,9 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
                                  started + timeout, grace, cancel)
     returncode = child.poll()
     assert returncode is not None
+    limit = None if timed_out or cancelled else killed_by(returncode, limits)
     return Captured(out, err, None if timed_out else proc.exit_status(returncode), timed_out,
-                    cancelled, time.monotonic() - started, None)
+                    cancelled, time.monotonic() - started, None, limit)
 
 
 def _tell(on_running: Callable[[proc.Child], None], child: proc.Child, grace: float) -> None:

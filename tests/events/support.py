@@ -7,6 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from initd import limits
 from initd.events import wiring
 from initd.events.engine import Engine
 from tests.hooks.support import git_repo, hook_context
@@ -19,6 +20,7 @@ class Workspace:
         self.sid = f"ev-{uuid.uuid4().hex[:8]}"
         self.engine: Engine | None = None
         self.home: str | None = None  # the agent's home (and the hooks' HOME), if not ours
+        self.limits = limits.NONE  # the image's hook_limits
 
     def write(self, name: str, text: str) -> Path:
         path = self.path / name
@@ -48,5 +50,6 @@ class Workspace:
             ctx = hook_context(self.path, self.sid)
             if self.home is not None:
                 ctx = ctx._replace(agent=ctx.agent._replace(home=self.home))
+            ctx = ctx._replace(limits=self.limits)
             self.engine = wiring.for_context(ctx, str(self.path / "no-image"))
         return self.engine.fire(event, payload or {}).as_json()

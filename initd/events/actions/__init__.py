@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from initd.events import templates
 from initd.events.model import EventHook, GitCommit, GitPush, Script, Shell, Webhook
+from initd.limits import Limits
 from initd.log import Logger
 from initd.users import Account
 
@@ -27,6 +28,7 @@ class Call(NamedTuple):
     account: Account | None  # who hooks run as (None: this process's user)
     grace: float
     cancel: threading.Event | None
+    limits: Limits  # the hook's own over the image's
     pipelines: dict[str, dict[str, Any]]  # spawn's child pipelines, by name
     log: Logger
 

@@ -77,7 +77,7 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
     started = time.monotonic()
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
                          timeout=call.hook.timeout, stdin=stdin, grace=call.grace,
-                         cancel=call.cancel)
+                         cancel=call.cancel, limits=call.limits)
     duration = round((time.monotonic() - started) * 1000, 1)
     out, err = got.stdout.text(), got.stderr.text()  # at most 64 KiB each: head and tail
     if got.exec_error is not None:
@@ -91,5 +91,6 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
         return ActionResult(Status.ERROR, got.exit_code, out, err, False, duration,
                             "cancelled: initd is stopping", unknown=unknown)
     status = Status.OK if got.exit_code == 0 else Status.FAILED
-    return ActionResult(status, got.exit_code, out, err, False, duration, unknown=unknown)
+    return ActionResult(status, got.exit_code, out, err, False, duration, unknown=unknown,
+                        error=None if got.limit is None else f"killed by {got.limit}")
 

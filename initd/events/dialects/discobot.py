@@ -30,4 +30,5 @@ def _hook(hook: Hook, image_dir: str) -> EventHook:
         retry_delay=f.number("retry_delay", 5.0, positive=False),
         block=f.flag("block", False), on_error=f.choice("on_error", ("allow", "deny"), "allow"),
         tool_name=f.names("tool_name"), pattern=(hook.pattern,) if hook.pattern else (),
+        limits=hook.limits,
         workspace=hook.directory != image_dir)
