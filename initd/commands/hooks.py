@@ -94,6 +94,8 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
             details += [f"pattern={hook.pattern}", f"notify_llm={str(hook.notify_llm).lower()}"]
         if hook.type == "session" and not hook.blocking:
             details.append("blocking=false")
+        if hook.limits.any():
+            details.append(f"limits=({hook.limits.describe()})")
         rows.append((hook.id, hook.type, hook.run_as, one_line(" ".join(details)),
                      one_line(hook.name), one_line(hook.path)))
     table(rows)

@@ -111,3 +111,18 @@ def test_running_a_broken_hook_says_why_it_is_broken(ws: Path) -> None:
     assert out.returncode == 125
     assert out.stderr.startswith("initd: hook '30-typo' is broken: ")
     assert "'sesion'" in out.stderr and len(out.stderr.splitlines()) == 1
+
+
+def test_list_shows_a_hooks_limits(tmp_path: Path) -> None:
+    hooks = tmp_path / ".discobot" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "10-build.sh").write_text("#!/bin/sh\n#---\n# type: session\n"
+                                       "# limits: {cpu: 60, memory: 2G, processes: 200}\n"
+                                       "#---\nnpm ci\n")
+    (hooks / "10-build.sh").chmod(0o755)
+    out = hooks_cmd(tmp_path, "list")
+    assert out.returncode == 0, out.stderr
+    assert "limits=(cpu 60 s, memory 2 GiB, processes 200)" in out.stdout.splitlines()[1]
+    [hook] = json.loads(hooks_cmd(tmp_path, "list", "--json").stdout)["hooks"]
+    assert hook["limits"] == {"cpu": 60, "memory": 2 * 2**30, "processes": 200,
+                              "fileSize": None}
