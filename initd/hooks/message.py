@@ -3,7 +3,7 @@ Format", output inline when it is small (≤ 200 lines and ≤ 5 KiB), else the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from initd.hooks.model import Hook
 from initd.hooks.runner import Result
@@ -42,16 +42,26 @@ class LoopGuard:
     The seed counts ``hookRetryCount++`` then refuses when it exceeds 3: the 3rd
     re-prompt is allowed, the 4th is not (discobot's code refused the 3rd)."""
 
-    def __init__(self, limit: int = 3) -> None:
+    def __init__(self, limit: int = 3, count: int = 0,
+                 keep: Callable[[int], object] | None = None) -> None:
+        """``count``: re-prompts already made since the last user turn (a restarted hook
+        service's, as kept); ``keep`` is given each new count before it is acted on, so
+        a service killed after saying "attempt 2" starts again at 2, never at 0."""
         self.limit = limit
-        self.count = 0
+        self.count = min(max(count, 0), limit)
+        self.keep = keep
 
     def user_turn(self) -> None:
-        self.count = 0
+        self._set(0)
 
     def next_attempt(self) -> int | None:
         """The attempt number of one more re-prompt, or None when the limit is reached."""
         if self.count >= self.limit:
             return None
-        self.count += 1
+        self._set(self.count + 1)
         return self.count
+
+    def _set(self, count: int) -> None:
+        if count != self.count and self.keep is not None:
+            self.keep(count)
+        self.count = count

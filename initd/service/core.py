@@ -37,12 +37,20 @@ class HookService:
                  command: list[str] | None = None) -> None:
         self.ctx = ctx
         self.image_dir = image_dir
-        self.guard = message.LoopGuard(max_attempts)
+        # the count goes on from where a killed service left it (status.reprompts.json)
+        self.guard = message.LoopGuard(max_attempts, ctx.store.reprompts(),
+                                       keep=self._keep_reprompts)
         self.link = link  # None: run by hand, no supervisor, no agent to speak of
         self.events = events or wiring.for_context(ctx, image_dir, command)
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
+
+    def _keep_reprompts(self, count: int) -> None:
+        try:
+            self.ctx.store.keep_reprompts(count)
+        except OSError as err:  # the guard still counts, in memory; a restart forgets
+            self.ctx.log.warning("re-prompt count not kept", error=str(err))
 
     def discover(self) -> Found:
         """Re-read on every call: hooks added or edited since are picked up at once."""
