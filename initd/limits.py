@@ -16,7 +16,8 @@ What each limit does (``man 2 setrlimit``):
 - ``memory``: bytes of address space (RLIMIT_AS); an allocation past it fails, and the
   hook says so itself (MemoryError, "Cannot allocate memory").
 - ``processes``: processes (and threads) of the hook's *user*, all of them, counted by
-  the kernel at each fork: a fork past it fails with EAGAIN. Root is not counted.
+  the kernel at each fork: a fork past it fails with EAGAIN. A hook with
+  CAP_SYS_ADMIN or CAP_SYS_RESOURCE (a ``run_as: root`` hook, usually) is not held to it.
 - ``file_size``: bytes any one file the hook writes may grow to; past them SIGXFSZ.
   Reported as the limit.
 """
