@@ -35,6 +35,7 @@ from initd.errors import InitdError
 RESOURCES = {"cpu": "RLIMIT_CPU", "memory": "RLIMIT_AS", "processes": "RLIMIT_NPROC",
              "file_size": "RLIMIT_FSIZE"}
 UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+MOST = 2**62  # setrlimit takes a C long; past this, "unlimited" is what was meant anyway
 
 # The trampoline: ``python -I -S -c TRAMPOLINE NAME=SOFT:HARD... -- ARGV...``. A limit
 # above the process's own hard limit is set at that hard limit (only root could raise
@@ -121,12 +122,18 @@ def _amount(key: str, value: object) -> int:
     sized = key in ("memory", "file_size")
     if isinstance(value, bool):
         value = None  # (True is an int to Python, not to a reader)
-    if isinstance(value, int) and value > 0:
-        return value
-    pattern = r"\s*(\d+)\s*([KMGT]?)i?B?\s*" if sized else r"\s*(\d+)()\s*"
-    match = re.fullmatch(pattern, value, re.IGNORECASE) if isinstance(value, str) else None
-    if match and int(match[1]) > 0:
-        return int(match[1]) * UNITS[match[2].upper()]
+    amount = None
+    if isinstance(value, int):
+        amount = value
+    elif isinstance(value, str):
+        pattern = r"\s*(\d{1,30})\s*([KMGT]?)i?B?\s*" if sized else r"\s*(\d{1,30})()\s*"
+        match = re.fullmatch(pattern, value, re.IGNORECASE)
+        if match:
+            amount = int(match[1]) * UNITS[match[2].upper()]
+    if amount is not None and amount > MOST:
+        raise LimitError(f"limits: {key}: at most {MOST}, got {str(value)[:40]}")
+    if amount is not None and amount > 0:
+        return amount
     what = "bytes > 0, or a number with K, M, G or T" if sized else "a whole number > 0"
     raise LimitError(f"limits: {key}: expected {what}, got {value!r}"[:200])
 

@@ -126,6 +126,10 @@ def test_limits_as_written(written: object, parsed: Limits) -> None:
     ({"cpu": "10s"}, "limits: cpu: expected a whole number > 0, got '10s'"),
     ({"cpu": 0}, "limits: cpu: expected a whole number > 0, got 0"),
     ({"cpu": True}, "limits: cpu: expected a whole number > 0, got None"),
+    ({"cpu": 10**30}, f"limits: cpu: at most {2**62}, got {str(10**30)[:40]}"),
+    ({"memory": "9" * 25 + "T"}, f"limits: memory: at most {2**62}, got {'9' * 25}T"),
+    ({"memory": "9" * 500}, "limits: memory: expected bytes > 0, or a number with K, M, G "
+                            f"or T, got '{'9' * 500}'"[:200]),
     ({"memory": "lots"}, "limits: memory: expected bytes > 0, or a number with K, M, G or "
                          "T, got 'lots'"),
 ])

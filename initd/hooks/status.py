@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 from initd.agentfs import Place
 from initd.clock import now_iso
@@ -79,7 +79,7 @@ def clean(data: Status) -> Status:
             "lastEvaluatedAt": last if isinstance(last, str) else None}
 
 
-def _whole(value: object) -> bool:
+def _whole(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -134,7 +134,7 @@ class StatusStore:
             count = self.reprompt_file.read().get("count")
         except (OSError, AttributeError):
             return 0
-        return count if isinstance(count, int) and _whole(count) and count >= 0 else 0
+        return count if _whole(count) and count >= 0 else 0
 
     def keep_reprompts(self, count: int) -> None:
         self.reprompt_file.write({"count": count})
