@@ -30,7 +30,8 @@ SYSTEM = {"initd.paths", "initd.proc", "initd.limits", "initd.procspec", "initd.
           "initd.agentfs.common", "initd.agentfs.place", "initd.agentfs.directory",
           "initd.agentfs.byname", "initd.httpbind", "initd.httpwire",
           "initd.log", "initd.settings", "initd.safeyaml", "initd.channel", "initd.httpd",
-          "initd.git", "initd.ready", "initd.clock", "initd.jsonview", "initd.values"}
+          "initd.git", "initd.ready", "initd.clock", "initd.jsonview", "initd.values",
+          "initd.journal"}
 RANK = {"pid1": 0, "system": 1, "hooks": 2, "events": 3, "supervisor": 4, "service": 4,
         "commands": 5}
 

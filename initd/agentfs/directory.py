@@ -100,9 +100,10 @@ class Dir:
             raise
         return os.fdopen(fd, "wb")
 
-    def append(self, name: str, data: bytes, mode: int = 0o644) -> None:
+    def append(self, name: str, data: bytes, mode: int = 0o644, sync: bool = False) -> None:
         """``data`` at the end of ``name`` in one write (O_APPEND: lines of two writers
-        never mix), made if missing; never through a link, never into someone else's."""
+        never mix), made if missing; never through a link, never into someone else's.
+        ``sync``: on the disk before this returns (fdatasync), for a journal."""
         check_name(name)
         flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
@@ -120,6 +121,8 @@ class Dir:
                 raise Unsafe(errno.EPERM, f"{self.where(name)}: not a regular file of the "
                                           "owner's: not written")
             os.write(fd, data)
+            if sync:
+                os.fdatasync(fd)
         finally:
             os.close(fd)
 

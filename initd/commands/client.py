@@ -85,6 +85,11 @@ def _exchange(sock: _socket.socket, request: bytes,
     return int(parts[1]), body
 
 
+def new_key() -> str:
+    """An Idempotency-Key for one request of this process."""
+    return f"initd-{os.getpid()}-{os.urandom(12).hex()}"
+
+
 def socket_path(given: str | None = None) -> str:
     """--socket, INITD_SOCKET, else where initd listens by default: this user's own
     when it serves there (an initd that is not root), else root's when there is one (the
@@ -97,24 +102,54 @@ def socket_path(given: str | None = None) -> str:
 
 
 def call(method: str, path: str, body: Any = None, sock: str | None = None,
-         timeout: float | None = None) -> tuple[int, Any]:
-    """(status, decoded JSON); an unreachable service is an InitdError saying so."""
+         timeout: float | None = None, key: str | None = None) -> tuple[int, Any]:
+    """(status, decoded JSON); an unreachable service is an InitdError saying so.
+
+    With ``key`` (an Idempotency-Key: initd/journal.py) the request is sent again, with
+    the same key, when the service died before its answer ended: it restarts on the same
+    socket, and its journal runs no hook of the request twice."""
     import json
 
-    status, answer = raw(method, path, None if body is None else json.dumps(body).encode(),
-                         sock, timeout)
+    data = None if body is None else json.dumps(body).encode()
+    if key is None:
+        status, answer = raw(method, path, data, sock, timeout)
+    else:
+        status, answer = _resent(method, path, data, sock, timeout, key)
     try:
         return status, json.loads(answer or b"null")
     except ValueError as err:
         raise _failure(err, socket_path(sock), timeout) from None
 
 
+RESENDS = 5  # of one request whose answer a dying service cut off
+
+
+def _resent(method: str, path: str, data: bytes | None, sock: str | None,
+            timeout: float | None, key: str) -> tuple[int, bytes]:
+    pause = 0.1
+    for _ in range(RESENDS):
+        try:
+            return raw(method, path, data, sock, timeout, key, resend=True)
+        except _Cut:
+            time.sleep(pause)  # the supervisor restarts the service (its backoff)
+            pause = min(pause * 2, 1.0)
+    return raw(method, path, data, sock, timeout, key)
+
+
+class _Cut(Exception):
+    """The connection ended before the answer did: send the request again."""
+
+
 def raw(method: str, path: str, data: bytes | None = None, sock: str | None = None,
-        timeout: float | None = None) -> tuple[int, bytes]:
-    """(status, the body as sent); an unreachable service is an InitdError saying so."""
+        timeout: float | None = None, key: str | None = None,
+        resend: bool = False) -> tuple[int, bytes]:
+    """(status, the body as sent); an unreachable service is an InitdError saying so
+    (with ``resend``, a cut answer is _Cut)."""
     where = socket_path(sock)
     deadline = None if timeout is None else time.monotonic() + timeout
     head = f"{method} {path} HTTP/1.0\r\nHost: initd\r\n"
+    if key is not None:
+        head += f"Idempotency-Key: {key}\r\n"
     if data is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
     try:
@@ -124,6 +159,8 @@ def raw(method: str, path: str, data: bytes | None = None, sock: str | None = No
         finally:
             conn.close()
     except (OSError, Incomplete) as err:
+        if resend and isinstance(err, Incomplete | ConnectionResetError | BrokenPipeError):
+            raise _Cut from None
         raise _failure(err, where, timeout) from None
 
 

@@ -22,6 +22,9 @@ def emit(argv: Sequence[str]) -> int:
     p.add_argument("event")
     p.add_argument("--data", metavar="JSON", default="{}",
                    help="the event's payload as a JSON object, or - to read it from stdin")
+    p.add_argument("--id", metavar="KEY", help="the event's Idempotency-Key: sent again "
+                   "with the same key, its hooks do not run again (default: a new one, "
+                   "and the event is sent again if the service dies while it runs)")
     socket_option(p)
     args = p.parse_args(argv)
     text = sys.stdin.read() if args.data == "-" else args.data
@@ -32,7 +35,7 @@ def emit(argv: Sequence[str]) -> int:
     if not isinstance(payload, dict):
         raise UsageError("--data: expected a JSON object")
     code, answer = client.call("POST", f"/v1/events/{urllib.parse.quote(args.event, safe='')}",
-                               payload, sock=args.socket)
+                               payload, sock=args.socket, key=args.id or client.new_key())
     result = client.show(code, answer)
     if result != 0:
         return result

@@ -13,9 +13,12 @@ def turn(argv: Sequence[str]) -> int:
     p = Parser(prog="initd turn", description="A turn has completed: evaluate the file "
                "hooks. Exit 2 when the agent should be re-prompted (the message is printed).")
     p.add_argument("--trigger", choices=("user", "hook"), default="user")
+    p.add_argument("--id", metavar="KEY", help="the turn's Idempotency-Key: sent again with "
+                   "the same key, its hooks do not run again (default: a new one, and the "
+                   "turn is sent again if the service dies while it runs)")
     socket_option(p)
     args = p.parse_args(argv)
     code, answer = client.call("POST", "/v1/turn", {"trigger": args.trigger},
-                               sock=args.socket)
+                               sock=args.socket, key=args.id or client.new_key())
     result = client.show(code, answer)
     return 2 if result == 0 and answer.get("action") == "reprompt" else result

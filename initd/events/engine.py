@@ -42,6 +42,7 @@ from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
+from initd.journal import Entry
 
 BACKGROUND_LIMIT = 16  # fire-and-forget actions running at once; more are refused
 
@@ -73,7 +74,10 @@ class Engine:
         self._warned: set[tuple[str, str]] = set()
 
     def fire(self, name: str, payload: dict[str, Any],
-             cancel: threading.Event | None = None) -> Outcome:
+             cancel: threading.Event | None = None, journal: Entry | None = None) -> Outcome:
+        """Run the event's hooks. With a ``journal`` (the request's, initd/journal.py), a
+        hook an earlier delivery of the same request fired is not run again: its recorded
+        result counts (or, never recorded, it is reported as interrupted)."""
         event = kinds.resolve(name)
         if event is None:
             raise UnknownEvent(f"no event {name!r} (known: {kinds.known()})")
@@ -87,7 +91,7 @@ class Engine:
                 break
             for file in files_for(hook, payload):
                 self._one(hook, event, payload if file is None else {**payload, "file": file},
-                          table, state, found.pipelines, cancel)
+                          table, state, found.pipelines, cancel, journal)
                 if state.stopped:
                     break
         outcome = Outcome(event.name, state.blocked, state.reason, state.feedback,
@@ -109,7 +113,7 @@ class Engine:
 
     def _one(self, hook: EventHook, event: Event, payload: dict[str, Any],
              table: dict[str, Any], state: Tally, pipelines: dict[str, dict[str, Any]],
-             cancel: threading.Event | None) -> None:
+             cancel: threading.Event | None, journal: Entry | None = None) -> None:
         if not applies(hook, payload):
             return
         if self.setup.trust is not None and hook.workspace:
@@ -130,15 +134,33 @@ class Engine:
             except ConditionError as err:
                 state.error(hook, f"when: {hook.when.text!r} cannot be evaluated: {err}")
                 return
+        step = hook.where + (f" {payload['file']}" if "file" in payload else "")
+        earlier = _earlier(journal, step)
+        if earlier is not None:
+            state.record(hook, earlier, event)
+            if hook.wait:
+                self._carry(hook, earlier, table)
+            return
+        if journal is not None:
+            journal.fire(step)
         if not hook.wait:
             started = self.background.start(call, self._finished)
             state.record(hook, ActionResult(Status.STARTED if started else Status.ERROR, error=None
                          if started else f"{BACKGROUND_LIMIT} fire-and-forget actions are "
                          "still running: this one was not started"), event)
+            if journal is not None:
+                journal.record(step, state.results[-1].status)
             return
         result = attempts(call)
+        if journal is not None:
+            journal.record(step, jsonview.view(result))
         self._warn(hook, result.unknown)
         state.record(hook, result, event)
+        self._carry(hook, result, table)
+
+    @staticmethod
+    def _carry(hook: EventHook, result: ActionResult, table: dict[str, Any]) -> None:
+        """What the hooks after this one see of it."""
         table.update(LAST_HOOK_STATUS="success" if result.status == Status.OK else "failed")
         if result.response is not None:
             table["HOOK_RESPONSE" if hook.action == "webhook" else "SPAWN_OUTPUT"] = \
@@ -167,3 +189,32 @@ class Engine:
         self.background.stop()
         if status is not None:
             self._record(lambda sessions: sessions.close(status))
+
+
+def _earlier(journal: Entry | None, step: str) -> ActionResult | None:
+    """What an earlier delivery of this request did with ``step``: its recorded result,
+    an interrupted one when it fired it and was killed before recording, or None (it
+    never fired it: run it now)."""
+    if journal is None:
+        return None
+    fired, outcome = journal.seen(step)
+    if not fired:
+        return None
+    if isinstance(outcome, str) and outcome in ("started", "error"):  # fire-and-forget
+        return ActionResult(Status(outcome), error="started by an earlier delivery of "
+                            "this event: not started again" if outcome == "started" else
+                            "not started by an earlier delivery of this event")
+    if isinstance(outcome, dict):
+        try:
+            fields = {name: outcome[view] for name, view in _VIEWS.items() if view in outcome}
+            fields["status"] = Status(fields["status"])
+            fields["unknown"] = tuple(fields.get("unknown") or ())
+            return ActionResult(**fields)
+        except (KeyError, TypeError, ValueError):
+            pass  # not what we wrote: the step still ran once, and is not run again
+    return ActionResult(Status.ERROR, error="interrupted: it was running when the hook "
+                        "service stopped, and is not run again for this event (delivery "
+                        f"{journal.delivery})")
+
+
+_VIEWS = {name: jsonview.camel(name) for name in ActionResult._fields}

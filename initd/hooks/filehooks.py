@@ -23,7 +23,7 @@ import enum
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from initd.clock import now_iso
@@ -60,8 +60,14 @@ class Evaluation(NamedTuple):
         return self.ran[-1] if self.ran and not self.ran[-1].result.ok else None
 
 
+Gate = Callable[[Hook, Callable[[], Result]], Result]  # runs the hook, or says why not
+
+
 def evaluate(hooks: Sequence[Hook], ctx: HookContext,
-             cancel: threading.Event | None = None) -> Evaluation:
+             cancel: threading.Event | None = None, gate: Gate | None = None) -> Evaluation:
+    """One turn's evaluation. ``gate`` (a turn's journal: service/core.py) is given each
+    hook and what runs it, and decides: it runs it once per turn, however often the
+    turn is sent."""
     file_hooks = [hook for hook in hooks if hook.type == "file"]
     known = {hook.id for hook in file_hooks}
     store = ctx.store
@@ -95,7 +101,9 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
         if not files:
             _done(store, hook.id)
             continue
-        result = run_file_hook(hook, files, ctx, cancel)
+        def go(hook: Hook = hook, files: Sequence[str] = files) -> Result:
+            return run_file_hook(hook, files, ctx, cancel)
+        result = go() if gate is None else gate(hook, go)
         ran.append(Ran(hook, tuple(files), result))
         if result.cancelled:
             return Evaluation(Action.CANCELLED, tuple(ran), tuple(_pending(store)))

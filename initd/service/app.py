@@ -16,6 +16,7 @@ from initd.agentfs import Unsafe
 from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
 from initd.httpd import REASONS
+from initd.journal import BadKey, check_key
 from initd.service import views
 from initd.service.core import Busy, HookService
 
@@ -42,11 +43,11 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
          lambda env, hook_id: _output(service, hook_id)),
         ("POST", re.compile(r"/v1/hooks/([^/]+)/rerun"),
          lambda env, hook_id: _rerun(service, hook_id)),
-        ("POST", re.compile(r"/v1/turn"), lambda env: _turn(service, _body(env))),
+        ("POST", re.compile(r"/v1/turn"), lambda env: _turn(service, _body(env), _key(env))),
         ("POST", re.compile(r"/v1/turn/cancel"),
          lambda env: (200, {"cancelled": service.cancel()})),
         ("POST", re.compile(r"/v1/events/([^/]+)"),
-         lambda env, name: _event(service, name, _body(env))),
+         lambda env, name: _event(service, name, _body(env), _key(env))),
     ]
 
     def app(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
@@ -104,22 +105,34 @@ def _body(environ: Environ) -> dict[str, Any]:
     return data
 
 
-def _turn(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:
+def _key(environ: Environ) -> str | None:
+    """The request's Idempotency-Key (initd/journal.py), if it has one."""
+    key = environ.get("HTTP_IDEMPOTENCY_KEY")
+    if key is None:
+        return None
+    try:
+        return check_key(key)
+    except BadKey as err:
+        raise HttpError(400, str(err)) from None
+
+
+def _turn(service: HookService, body: dict[str, Any], key: str | None) -> tuple[int, Any]:
     trigger = body.get("trigger", "user")
     if trigger not in ("user", "hook"):
         raise HttpError(400, "trigger: expected 'user' (a person's message) or 'hook' (a "
                              "re-prompt initd asked for)")
     try:
-        return 200, service.turn(trigger)
+        return 200, service.turn(trigger, key)
     except Busy:
         raise HttpError(409, "an evaluation is already running; POST /v1/turn/cancel "
                              "first (a new user message should)") from None
 
 
-def _event(service: HookService, name: str, payload: dict[str, Any]) -> tuple[int, Any]:
+def _event(service: HookService, name: str, payload: dict[str, Any],
+           key: str | None) -> tuple[int, Any]:
     """Fire ``name`` with the body as its payload: 200 with the outcome (blocked or not)."""
     try:
-        return 200, service.fire(name, payload).as_json()
+        return 200, service.fire(name, payload, key)
     except UnknownEvent as err:
         raise HttpError(404, str(err)) from None
 

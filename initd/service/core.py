@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from initd.errors import InitdError
-from initd.events import engine, wiring
+from initd.events import wiring
 from initd.events.engine import Engine
-from initd.hooks import discovery, filehooks, message, model, precommit
+from initd.hooks import discovery, filehooks, kinds, message, model, precommit, runner
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
-from initd.hooks.run import run_one
+from initd.hooks.model import Hook
+from initd.hooks.run import refuse, run_one
+from initd.hooks.runner import Result
 from initd.hooks.status import Status
+from initd.journal import Entry, Journal
 from initd.ready import readiness
 from initd.service import views
 from initd.service.link import LinkDown, SupervisorLink
@@ -42,6 +46,8 @@ class HookService:
                                        keep=self._keep_reprompts)
         self.link = link  # None: run by hand, no supervisor, no agent to speak of
         self.events = events or wiring.for_context(ctx, image_dir, command)
+        # what each request with an Idempotency-Key ran: a repeat never runs a hook twice
+        self.journal = Journal(ctx.state.child(ctx.session_id, "journal"), ctx.log.warning)
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
@@ -68,25 +74,68 @@ class HookService:
             return None
         return None if raw is None else raw.decode(errors="replace")
 
-    def turn(self, trigger: str) -> dict[str, Any]:
-        """Evaluate the file hooks after a completed turn; raises Busy if one runs."""
-        if not self._lock.acquire(blocking=False):
-            raise Busy
-        try:
-            if trigger == "user":
-                self.guard.user_turn()
-            self._cancel = threading.Event()
-            found = self.discover()
-            self._refresh_precommit(found)
-            evaluation = filehooks.evaluate(found.hooks, self.ctx, cancel=self._cancel)
-            return self._answer(evaluation)
-        finally:
-            self._cancel = None
-            self._lock.release()
+    def turn(self, trigger: str, key: str | None = None) -> dict[str, Any]:
+        """Evaluate the file hooks after a completed turn; raises Busy if one runs. A
+        turn sent again with its ``key`` gets its answer again, and no hook runs twice
+        for it (initd/journal.py)."""
+        with self.journal.entry("turn", key) as entry:
+            if entry is not None and entry.answer is not None:
+                return {**entry.answer, "replayed": True}
+            if not self._lock.acquire(blocking=False):
+                raise Busy
+            try:
+                if trigger == "user":
+                    _once(entry, "user turn", self.guard.user_turn)
+                self._cancel = threading.Event()
+                found = self.discover()
+                self._refresh_precommit(found)
+                evaluation = filehooks.evaluate(found.hooks, self.ctx, cancel=self._cancel,
+                                                gate=None if entry is None else
+                                                self._gate(entry))
+                answer = self._answer(evaluation, entry)
+            finally:
+                self._cancel = None
+                self._lock.release()
+            if entry is not None:
+                entry.answered(answer)
+            return {**answer, "replayed": False}
 
-    def fire(self, name: str, payload: dict[str, Any]) -> engine.Outcome:
-        """A lifecycle event from the agent: its hooks, of every dialect (events/)."""
-        return self.events.fire(name, payload)
+    def _gate(self, entry: Entry) -> filehooks.Gate:
+        """Each file hook once per turn: its recorded result when an earlier delivery
+        ran it; refused (it stays pending) when that delivery was killed while it ran."""
+        def gate(hook: Hook, go: Callable[[], Result]) -> Result:
+            step = f"hook {hook.id}"
+            fired, outcome = entry.seen(step)
+            if not fired:
+                entry.fire(step)
+                result = go()
+                entry.record(step, runner.to_wire(result))
+                return result
+            if isinstance(outcome, dict):
+                try:
+                    return runner.from_wire(outcome)
+                except (KeyError, TypeError, ValueError):
+                    pass  # not what we wrote: it ran once all the same
+            return refuse(hook, self.ctx, "interrupted: it was running when the hook service "
+                          "stopped, and is not run again for this turn (it stays pending "
+                          "for the next)")
+        return gate
+
+    def fire(self, name: str, payload: dict[str, Any], key: str | None = None
+             ) -> dict[str, Any]:
+        """A lifecycle event from the agent: its hooks, of every dialect (events/), as
+        the outcome's JSON. Sent again with its ``key``, it gets its outcome again, and
+        no hook runs twice for it."""
+        if kinds.resolve(name) is None:
+            return self.events.fire(name, payload).as_json()  # (UnknownEvent)
+        with self.journal.entry("event", None if key is None else f"{name}\0{key}"
+                                ) as entry:
+            if entry is not None and entry.answer is not None:
+                return {**entry.answer, "replayed": True}
+            outcome = self.events.fire(name, payload, journal=entry).as_json()
+            if entry is not None:
+                entry.answered(outcome)
+            return {**outcome, "replayed": False}
 
     def close(self) -> None:
         """The service stops: fire-and-forget hooks are stopped, and the session's record
@@ -166,7 +215,8 @@ class HookService:
             self._lock.release()
         return views.rerun(hook, result)
 
-    def _answer(self, evaluation: filehooks.Evaluation) -> dict[str, Any]:
+    def _answer(self, evaluation: filehooks.Evaluation, entry: Entry | None = None
+                ) -> dict[str, Any]:
         answer: dict[str, Any] = {
             "action": "none", "message": None, "attempt": None,
             "maxAttempts": self.guard.limit, "evaluation": evaluation.action,
@@ -174,10 +224,31 @@ class HookService:
             "pending": list(evaluation.pending)}
         failed = evaluation.failed
         if evaluation.action == filehooks.Action.REPROMPT and failed is not None:
-            attempt = self.guard.next_attempt()
+            attempt = _once(entry, "re-prompt", self.guard.next_attempt,
+                            lost=lambda: self.guard.count or None)
             if attempt is None:
                 answer["evaluation"] = "loop-guard"  # pending stays for the next user turn
             else:
                 answer.update(action="reprompt", attempt=attempt, message=message.failure(
                     failed.hook, failed.files, failed.result, attempt, self.guard.limit))
         return answer
+
+
+T = TypeVar("T")
+
+
+def _once(entry: Entry | None, step: str, do: Callable[[], T],
+          lost: Callable[[], T] | None = None) -> T | None:
+    """``do()`` once per request: an earlier delivery's recorded value again; ``lost()``
+    when it did it and was killed before keeping what came of it."""
+    if entry is None:
+        return do()
+    fired, outcome = entry.seen(step)
+    if fired:
+        if outcome is not None or lost is None:
+            return outcome  # type: ignore[no-any-return]
+        return lost()
+    entry.fire(step)
+    value = do()
+    entry.record(step, value)
+    return value
