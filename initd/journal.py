@@ -3,11 +3,12 @@
 A client that may send a request again (its connection died with the hook service)
 names it with a key, the HTTP ``Idempotency-Key``; ``initd emit`` and ``initd turn``
 always do, and send again with the same key. Each key has one file in the session's
-``journal/`` directory, and every step of the request is a line there, on the disk
-before the step goes on:
+``journal/`` directory, and every step of the request is a line there, written before
+the step goes on (a kill -9 loses none: they are in the kernel's page cache):
 
 * ``{"delivery": N}``: the request arrived (N: 1, then 2 for a repeat, …);
-* ``{"fired": STEP, "delivery": N}``: a hook is about to run;
+* ``{"fired": STEP, "delivery": N}``: a hook is about to run (this one is also on the
+  disk before it runs, so that not even a crash of the machine runs it twice);
 * ``{"recorded": STEP, "delivery": N, "outcome": …}``: what came of it;
 * ``{"answer": …}``: the answer the client was sent.
 
@@ -33,7 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from initd.agentfs import Place, Unsafe
+from initd.agentfs import Dir, Place, Unsafe
 from initd.clock import now_iso
 
 KEY_LIMIT = 200  # characters of a key
@@ -56,8 +57,10 @@ def check_key(key: str) -> str:
 class Entry:
     """One request's journal: what an earlier delivery did, and the lines of this one."""
 
-    def __init__(self, journal: Journal, name: str, lines: list[dict[str, Any]]) -> None:
+    def __init__(self, journal: Journal, directory: Dir, name: str,
+                 lines: list[dict[str, Any]]) -> None:
         self.journal = journal
+        self.directory = directory  # held open for the request
         self.name = name
         self.delivery = 1 + sum(1 for line in lines if "delivery" in line and len(line) == 1)
         self.answer: Any = None
@@ -84,7 +87,7 @@ class Entry:
     def fire(self, step: str) -> None:
         """``step`` is about to run: on the disk first."""
         self.fired.add(step)
-        self._write({"fired": step, "delivery": self.delivery, "at": now_iso()})
+        self._write({"fired": step, "delivery": self.delivery, "at": now_iso()}, sync=True)
 
     def record(self, step: str, outcome: Any) -> None:
         self.outcomes[step] = outcome
@@ -94,8 +97,13 @@ class Entry:
         self.answer = answer
         self._write({"answer": answer})
 
-    def _write(self, line: dict[str, Any]) -> None:
-        self.journal.append(self.name, line)
+    def _write(self, line: dict[str, Any], sync: bool = False) -> None:
+        data = (json.dumps(line, default=str) + "\n").encode()
+        try:
+            self.directory.append(self.name, data, 0o600, sync=sync)
+        except OSError as err:
+            self.journal.problem("request journal not written: a repeated request may run "
+                                 "its hooks again", err)
 
 
 class Journal:
@@ -125,42 +133,36 @@ class Journal:
         with self._guard:
             held = self._locks.setdefault(name, [threading.Lock(), 0])
             held[1] += 1
+        directory = None
         try:
             with held[0]:
                 try:
-                    entry: Entry | None = Entry(self, name, self._read(name))
+                    directory = self.place.open(create=True)
+                    new = directory.mtime_ns(name) is None
+                    entry: Entry | None = Entry(self, directory, name,
+                                                self._read(directory, name))
                 except (OSError, ValueError) as err:
-                    self._problem("request journal not used: a repeated request may run "
-                                  "its hooks again", err)
+                    self.problem("request journal not used: a repeated request may run "
+                                 "its hooks again", err)
                     entry = None
+                    new = False
                 yield entry
+                if new:
+                    self._new += 1
+                    if self._new % 64 == 1:
+                        self.prune()
         finally:
+            if directory is not None:
+                directory.close()
             with self._guard:
                 held[1] -= 1
                 if not held[1]:
                     del self._locks[name]
 
-    def append(self, name: str, line: dict[str, Any]) -> None:
-        data = (json.dumps(line, default=str) + "\n").encode()
+    @staticmethod
+    def _read(directory: Dir, name: str) -> list[dict[str, Any]]:
         try:
-            with self.place.open(create=True) as directory:
-                existed = directory.mtime_ns(name) is not None
-                directory.append(name, data, 0o600, sync=True)
-        except OSError as err:
-            self._problem("request journal not written: a repeated request may run its "
-                          "hooks again", err)
-            return
-        if not existed:
-            self._new += 1
-            if self._new % 64 == 1:
-                self.prune()
-
-    def _read(self, name: str) -> list[dict[str, Any]]:
-        try:
-            with self.place.open() as directory:
-                raw = directory.read(name, READ_LIMIT, whole=False)
-        except FileNotFoundError:
-            return []
+            raw = directory.read(name, READ_LIMIT, whole=False)
         except Unsafe as err:
             raise ValueError(str(err)) from None
         lines = []
@@ -184,9 +186,9 @@ class Journal:
                 for _, old in dated[: len(dated) - keep]:
                     directory.remove(old)
         except OSError as err:
-            self._problem("old request journals not removed", err)
+            self.problem("old request journals not removed", err)
 
-    def _problem(self, message: str, err: Exception) -> None:
+    def problem(self, message: str, err: Exception) -> None:
         if message not in self._said and self.warn is not None:
             self._said.add(message)
             self.warn(message, directory=self.place.path, error=str(err))
