@@ -73,6 +73,7 @@ OPTIONS = (
     Option("hooks_dir", path, DEFAULT_HOOKS_DIR, ("INITD_HOOKS_DIR",)),
     Option("secret", names, ALWAYS_SECRET, ("INITD_SECRETS",)),
     Option("precommit", boolean, True, ("INITD_PRECOMMIT",)),
+    Option("devcontainer", boolean, True, ("INITD_DEVCONTAINER",)),
     Option("state_dir", path, None, ("INITD_STATE_DIR",)),  # None: the agent's ~/.discobot
     Option("socket", path, None, ("INITD_SOCKET",)),  # None: default_socket()
     Option("service", boolean, None, ("INITD_SERVICE",)),  # None: when there is a workspace
@@ -107,6 +108,7 @@ class Settings(NamedTuple):
     hooks_dir: str
     secret: tuple[str, ...]  # variables removed from every hook's environment
     precommit: bool  # install the managed pre-commit chain at boot
+    devcontainer: bool  # run the workspace's devcontainer.json lifecycle commands at boot
     state_dir: str | None  # hook status, logs, session records; None: ~/.discobot
     socket: str  # where the hook service's control API listens
     service: bool | None  # run the hook service: yes, no, or None: when there's a workspace

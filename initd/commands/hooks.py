@@ -24,6 +24,7 @@ from initd.service import views
 if TYPE_CHECKING:
     from initd.events.dialects.common import Collected
     from initd.events.model import EventHook
+    from initd.hooks.devcontainer import Config
 
 
 def parser() -> Parser:
@@ -68,23 +69,34 @@ def main(argv: Sequence[str]) -> int:
         return run_hook(found, args.name, config)
     from initd.events import dialects  # the other hook systems' config files
 
-    home = (users.agent(config.user) or users.current()).home
-    events = dialects.load_all(config.workspace, config.hooks_dir, home)
+    agent = users.agent(config.user) or users.current()
+    events = dialects.load_all(config.workspace, config.hooks_dir, agent.home)
+    dev = devcontainer_of(config.workspace)
     if args.verb == "list":
-        return list_hooks(found, events, as_json=args.json)
+        return list_hooks(found, events, as_json=args.json,
+                          dev=dev and (dev, agent, config.devcontainer))
     if args.verb == "check":
-        return check(found, events)
-    return trust(found, events, config)
+        return check(found, events, dev)
+    return trust(found, events, config, dev)
 
 
-def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
+def devcontainer_of(workspace: str) -> Config | None:
+    """The workspace's devcontainer.json, checked (its parser only when there is one)."""
+    from initd.hooks import devcontainer
+
+    return devcontainer.load(workspace) if devcontainer.find(workspace) else None
+
+
+def list_hooks(found: discovery.Found, events: Collected, as_json: bool,
+               dev: tuple[Config, users.Account, bool] | None = None) -> int:
     if as_json:
         print(json.dumps({
             "hooks": [views.hook(hook) for hook in found.hooks if not hook.is_event],
             "events": [views.event_hook(hook) for hook in events.hooks],
             "skipped": [jsonview.view(p) for p in found.problems],
             "problems": [{"path": path, "reason": reason, "severity": severity}
-                         for path, reason, severity in events.problems]}, indent=2,
+                         for path, reason, severity in events.problems],
+            "devcontainer": devcontainer_view(*dev) if dev else None}, indent=2,
             default=str))
         return 0
     rows = [("ID", "TYPE", "RUN AS", "DETAILS", "NAME", "FILE")]
@@ -112,7 +124,64 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool) -> int:
         print(f"{problem.severity}: {problem}")
     for _, reason, severity in events.problems:
         print(f"{severity}: {one_line(reason)}")
+    if dev:
+        list_devcontainer(*dev)
     return 0
+
+
+def _when(config: Config, stage: str) -> str:
+    from initd.hooks import devcontainer
+
+    once = "once per container" if stage in devcontainer.ONCE else "every start"
+    return f"{once}, {'before the agent' if config.waited(stage) else 'in the background'}"
+
+
+def list_devcontainer(config: Config, agent: users.Account, enabled: bool) -> None:
+    """devcontainer.json's commands: stage, when, as whom, what; then its problems."""
+    from initd.hooks import devcontainer
+
+    chosen = devcontainer.runner_for(config, agent)
+    who = chosen.account.name if chosen.account is not None else "nobody"
+    print()
+    rows = [("HOOK", "STAGE", "WHEN", "RUN AS", "COMMAND", "FILE")]
+    rows += [("devcontainer", c.label, _when(config, c.stage), who,
+              one_line(f"({c.form}) {c.text}"), one_line(config.path))
+             for stage in config.stages for c in stage.commands]
+    if len(rows) > 1:
+        table([(*row[:4], row[5], row[4]) for row in rows])  # (the command last: long)
+    waited = [s for s in devcontainer.STAGES if config.waited(s)]
+    print(f"devcontainer: waitFor {config.wait_for}: the agent starts after "
+          f"{', '.join(waited) if waited else 'none of them'}; the later stages run in the "
+          f"background, in order; a failed stage stops the ones after it")
+    print(f"devcontainer: the commands run as {who}" + (
+        f" ({chosen.key} {shown(chosen.named)})" if chosen.named else " (the agent user)"))
+    if chosen.warning is not None:
+        print(f"warning: {one_line(chosen.warning)}")
+    if not enabled:
+        print("note: devcontainer commands are off (--no-devcontainer, INITD_DEVCONTAINER=0)")
+    for problem in config.problems:
+        print(f"{problem.severity}: {one_line(str(problem))}")
+
+
+def devcontainer_view(config: Config, agent: users.Account, enabled: bool
+                      ) -> dict[str, object]:
+    from initd.hooks import devcontainer
+
+    chosen = devcontainer.runner_for(config, agent)
+    return {
+        "file": config.path, "enabled": enabled, "waitFor": config.wait_for,
+        "runAs": chosen.account.name if chosen.account is not None else None,
+        "runAsFrom": chosen.key, "userWarning": chosen.warning,
+        "commands": [{"hookId": c.hook(config).id, "stage": c.stage, "name": c.name,
+                      "form": c.form, "command": list(c.args),
+                      "once": c.stage in devcontainer.ONCE, "waited": config.waited(c.stage),
+                      "parallel": stage.parallel}
+                     for stage in config.stages for c in stage.commands],
+        "timeout": config.timeout, "limits": config.limits.describe() or None,
+        "containerEnv": dict(config.container_env), "remoteEnv": dict(config.remote_env),
+        "notRun": list(config.ignored),
+        "problems": [{"path": p.path, "key": p.key, "reason": p.reason,
+                      "severity": p.severity} for p in config.problems]}
 
 
 def _details(hook: EventHook) -> list[str]:
@@ -127,7 +196,7 @@ def _details(hook: EventHook) -> list[str]:
     return details
 
 
-def check(found: discovery.Found, events: Collected) -> int:
+def check(found: discovery.Found, events: Collected, dev: Config | None = None) -> int:
     for hook in found.hooks:
         for warning in hook.warnings:
             print(f"warning: {one_line(hook.path)}: {one_line(warning)}")
@@ -136,18 +205,29 @@ def check(found: discovery.Found, events: Collected) -> int:
     errors = [reason for _, reason, severity in events.problems if severity == "error"]
     for _, reason, severity in events.problems:
         print(f"{severity}: {one_line(reason)}")
-    print(f"{len(found.hooks) + len(events.hooks) - sum(h.is_event for h in found.hooks)} "
-          f"hook(s) valid, {len(found.errors) + len(errors)} error(s)")
-    return 1 if found.errors or errors else 0
+    for trouble in dev.problems if dev else ():
+        print(f"{trouble.severity}: {one_line(str(trouble))}")
+    dev_errors = len(dev.errors) if dev else 0
+    commands = sum(len(s.commands) for s in dev.stages) if dev and not dev_errors else 0
+    valid = len(found.hooks) + len(events.hooks) - sum(h.is_event for h in found.hooks)
+    print(f"{valid + commands} hook(s) valid, "
+          f"{len(found.errors) + len(errors) + dev_errors} error(s)")
+    return 1 if found.errors or errors or dev_errors else 0
 
 
-def trust(found: discovery.Found, events: Collected, config: settings.Settings) -> int:
+def trust(found: discovery.Found, events: Collected, config: settings.Settings,
+          dev: Config | None = None) -> int:
     """Record the content hash of every hook the workspace defines, as it is now."""
     from initd.events.trust import workspace_entries
+    from initd.hooks import devcontainer
     from initd.hooks.trust import Trust
 
     store = Trust(config.trust_file, enforce=True, image_dir=config.hooks_dir)
     entries = workspace_entries(found.hooks, events.hooks, config.hooks_dir)
+    if dev is not None and dev.errors:
+        print(f"not trusted: {one_line(dev.path)} has errors (initd hooks check)")
+    elif dev is not None:
+        entries += devcontainer.trust_entries(dev)
     try:
         approved = store.approve(entries)
     except OSError as err:

@@ -136,6 +136,9 @@ def _hook_options(add: Callable[..., object]) -> None:
         f"(INITD_TRUST_FILE; default {paths.DEFAULT_TRUST_FILE})")
     add("--no-precommit", dest="precommit", action="store_const", const=False,
         help="do not install the managed git pre-commit chain (INITD_PRECOMMIT=0)")
+    add("--no-devcontainer", dest="devcontainer", action="store_const", const=False,
+        help="do not run the workspace's devcontainer.json lifecycle commands "
+        "(INITD_DEVCONTAINER=0)")
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:

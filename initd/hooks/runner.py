@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import BinaryIO, NamedTuple
+from typing import IO, BinaryIO, NamedTuple, Protocol
 
 from initd import proc
 from initd.errors import InitdError
@@ -32,6 +32,15 @@ DRAIN = 0.5  # seconds to keep reading after the leader has gone
 # has only its result written. Fifty trivial session hooks took 4.5x a shell loop when
 # each had two fsynced writes, and a mark nobody could see is worth nothing.
 RUNNING_MARK_AFTER = 0.05
+
+
+class Keeper(Protocol):
+    """Who keeps what a command leaves running (a dev container's daemons: lifecycle.py):
+    told of the command's session when it starts, and given its output pipe, still
+    held open by them, once the command itself has exited."""
+
+    def started(self, child: proc.Child) -> None: ...
+    def linger(self, stream: IO[bytes], out: Output) -> None: ...
 
 
 class Result(NamedTuple):
@@ -87,27 +96,33 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         on_running: Callable[[proc.Child], None] | None = None,
-        limits: Limits = NO_LIMITS) -> Result:
-    """Run the hook at ``path``, its output to ``log`` (open, new: StatusStore.new_log;
-    closed here; or why it could not be made, and then memory alone keeps it); never
-    raises for anything the hook does. ``on_running`` is told about the child once it
-    has run for RUNNING_MARK_AFTER seconds, and never if it ends sooner."""
+        limits: Limits = NO_LIMITS, argv: Sequence[str] | None = None,
+        keeper: Keeper | None = None) -> Result:
+    """Run the hook at ``path`` (or ``argv``, a command), its output to ``log`` (open,
+    new: StatusStore.new_log; closed here; or why it could not be made, and then memory
+    alone keeps it); never raises for anything the hook does. ``on_running`` is told
+    about the child once it has run for RUNNING_MARK_AFTER seconds, and never if it ends
+    sooner. With a ``keeper`` it runs in a session of its own, the keeper is told about
+    it at once, and the output of what it leaves running is the keeper's to read."""
     started = time.monotonic()
     out = Output(log, log_path, cap, on_line)
     try:
         child = proc.spawn(proc.Spec(
-            argv=(path,), env=env, cwd=cwd, account=account,
+            argv=tuple(argv) if argv else (path,), env=env, cwd=cwd, account=account,
             stdin=proc.DEVNULL if stdin is None else proc.PIPE,
-            stdout=proc.PIPE, stderr=proc.STDOUT, limits=limits))
+            stdout=proc.PIPE, stderr=proc.STDOUT, limits=limits, session=keeper is not None))
     except InitdError as err:  # not found 127, not executable 126; no working directory 126
         out.note(f"[initd: {err}]\n")
         out.close()
         code = err.exit_code if isinstance(err, proc.ExecFailed) else 126
         return _result(code, None, False, False, started, out, str(err))
     assert child.popen.stdout is not None
+    if keeper is not None:
+        keeper.started(child)
     mark = None if on_running is None else (started + RUNNING_MARK_AFTER, on_running)
+    held: list[int] | None = [] if keeper is not None else None
     timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add},
-                                 started + timeout, grace, cancel, mark)
+                                 started + timeout, grace, cancel, mark, held)
     returncode = child.poll()
     assert returncode is not None
     if timed_out:
@@ -119,9 +134,13 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     limit = None if timed_out or cancelled else killed_by(returncode, limits)
     if limit is not None:
         out.note(f"\n[initd: killed by {limit}]\n")
-    out.close()
     code = 124 if timed_out else proc.exit_status(returncode)
-    return _result(code, sig, timed_out, cancelled, started, out, None)._replace(limit=limit)
+    result = _result(code, sig, timed_out, cancelled, started, out, None)._replace(limit=limit)
+    if held and keeper is not None:  # what it started still writes there: read on
+        keeper.linger(child.popen.stdout, out)
+    else:
+        out.close()
+    return result
 
 
 def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
@@ -137,11 +156,12 @@ def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
 def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[bytes], None]],
           deadline: float, grace: float, cancel: threading.Event | None,
           mark: tuple[float, Callable[[proc.Child], None]] | None = None,
-          ) -> tuple[bool, bool]:
+          held: list[int] | None = None) -> tuple[bool, bool]:
     """Move bytes from each pipe to its sink until the hook is done; stop its group at the
     deadline or on cancel; ``mark`` (when, what) is told about the child at that time if
     it is still running. Never waits for a pipe: once the leader is gone, at most DRAIN
-    seconds more."""
+    seconds more. With ``held``, a pipe still open then (a daemon the hook left holds
+    it) is not closed but listed there."""
     readers = dict(sinks)
     writer = _nonblocking(child.popen.stdin.fileno()) if child.popen.stdin else None
     pending = memoryview(stdin or b"")
@@ -185,7 +205,11 @@ def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[byt
     if writer is not None:
         _close_quietly(child)
     for stream in (child.popen.stdout, child.popen.stderr):
-        if stream is not None:
+        if stream is None:
+            continue
+        if held is not None and stream.fileno() in readers:
+            held.append(stream.fileno())  # the caller's to read on
+        else:
             stream.close()  # a leftover daemon still writing gets EPIPE, not us stuck
     return timed_out, cancelled
 

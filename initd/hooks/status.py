@@ -191,7 +191,8 @@ class StatusStore:
                 _finish(_entry(status, hook), result)
         return self.update(change)
 
-    def recover(self, types: Iterable[str] = ("session", "file", "pre-commit"),
+    def recover(self, types: Iterable[str] = ("session", "file", "pre-commit",
+                                              "devcontainer"),
                 runner_gone: Callable[[dict[str, Any]], bool] = lambda entry: True,
                 ) -> list[dict[str, Any]]:
         """Hooks of ``types`` left ``running`` by a process that died (``runner_gone``

@@ -25,7 +25,9 @@ from initd.supervisor.children import (
 from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
 from initd.supervisor.workspace import (
+    dev_container,
     discover_hooks,
+    find_devcontainer,
     find_repo,
     hook_context,
     install_precommit,
@@ -37,6 +39,7 @@ from initd.supervisor.workspace import (
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
 if TYPE_CHECKING:
+    from initd.hooks.lifecycle import Lifecycle
     from initd.hooks.phase import BackgroundHooks
     from initd.supervisor.health import Probes
     from initd.supervisor.hookservice import ServiceChild
@@ -61,15 +64,25 @@ def boot(flags: argparse.Namespace) -> int:
     roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
     repo = find_repo(config, account, logger) if wants_precommit(config) else None
     serve = wants_service(config)
+    devcontainer_json = find_devcontainer(config)  # (its parser only when there is one)
     ctx = None
-    if repo is not None or serve or any(hook.type == "session" for hook in hooks):
+    if repo is not None or serve or devcontainer_json is not None or any(
+            hook.type == "session" for hook in hooks):
         ctx = hook_context(config, account, logger)._replace(
             snapshots=roots, git_as=account if roots is not None else None)
+    lifecycle = None
     try:
         background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
         if signals.stop.is_set():  # stopped during the session hooks: never start the agent
             logger.info("stopped before the agent started", signal=signals.stop_signal)
             return config.remapped(128 + signals.stop_signal)  # (no background hook begun)
+        if devcontainer_json is not None:  # 3b. devcontainer.json's lifecycle commands
+            lifecycle = dev_container(ctx, signals, logger)
+        if signals.stop.is_set():  # stopped during them: never start the agent
+            logger.info("stopped before the agent started", signal=signals.stop_signal)
+            if background is not None:
+                background.stop()
+            return config.remapped(128 + signals.stop_signal)
         if repo is not None and ctx is not None:  # 4. the git chain
             install_precommit(repo, account, hooks, ctx.session_id, config.secret, logger)
         for path in agentfs.refused_chowns():  # (said once: --cap-drop CHOWN)
@@ -79,8 +92,11 @@ def boot(flags: argparse.Namespace) -> int:
         service = None
         if serve and ctx is not None:  # 5a. the hook service, started beside the agent
             service = start_service(config, account, ctx, roots, repo, signals, logger)
-        return run_agent(config, account, service, background, signals, logger, probes)
+        return run_agent(config, account, service, background, signals, logger, probes,
+                         lifecycle)
     finally:
+        if lifecycle is not None:  # after the agent: its stages, and the daemons they left
+            lifecycle.stop()
         if roots is not None:
             roots.close()
         if probes is not None:
@@ -89,12 +105,14 @@ def boot(flags: argparse.Namespace) -> int:
 
 def run_agent(config: settings.Settings, account: users.Account | None,
               service: ServiceChild | None, background: BackgroundHooks | None,
-              signals: SignalChannel, logger: log.Logger, probes: Probes | None = None
-              ) -> int:
+              signals: SignalChannel, logger: log.Logger, probes: Probes | None = None,
+              lifecycle: Lifecycle | None = None) -> int:
     """5b-7: the agent, supervised until it ends or initd is told to stop."""
+    env = agent_environment(config, account, service)
     agent = Supervised(  # 5b. the agent
         "agent",
-        proc.Spec(argv=config.command, env=agent_environment(config, account, service),
+        proc.Spec(argv=config.command, env=env if lifecycle is None else
+                  lifecycle.agent_env(env),
                   cwd=os.getcwd(), account=account, stdin=proc.INHERIT, terminal=True),
         restart=config.restart,
         backoff=Backoff(max_restarts=config.max_restarts, window=config.restart_window),
