@@ -1,5 +1,6 @@
 """``initd emit EVENT [--data JSON|-]``: fire a lifecycle event and print what its hooks
-decided. Exit 0, 2 when it is blocked (the reason on stderr), 3 when a hook aborted it."""
+decided. Exit 0, 2 when it is blocked (a Claude Code PreToolUse deny too; the reason on
+stderr), 3 when a hook aborted it or a Claude Code hook said ``continue: false``."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from initd.errors import UsageError
 
 def emit(argv: Sequence[str]) -> int:
     """``initd emit EVENT [--data JSON|-]``: fire a lifecycle event; print the outcome.
-    Exit 0, 2 when it is blocked (the reason on stderr), 3 when a hook aborted it."""
+    Exit 0, 2 when it is blocked (the reason on stderr), 3 when a hook aborted it (or
+    said ``continue: false``: the agent stops)."""
     p = Parser(prog="initd emit", description="Fire a lifecycle event (pre_tool, "
                "after_turn, PreExecutionStart, on_iteration_complete, …) and print what its "
-               "hooks decided. Exit 2 when blocked, 3 when aborted.")
+               "hooks decided. Exit 2 when blocked (or denied), 3 when aborted (or a "
+               "Claude Code hook said continue: false).")
     p.add_argument("event")
     p.add_argument("--data", metavar="JSON", default="{}",
                    help="the event's payload as a JSON object, or - to read it from stdin")
@@ -39,7 +42,11 @@ def emit(argv: Sequence[str]) -> int:
     result = client.show(code, answer)
     if result != 0:
         return result
-    if answer.get("blocked"):
+    if answer.get("continue") is False:  # a Claude Code hook: the agent stops (wins)
+        print(f"initd: stop: {answer.get('stopReason') or 'continue: false'}",
+              file=sys.stderr)
+        return 3
+    if answer.get("blocked"):  # a Claude Code PreToolUse deny too: the reason is its
         print(f"initd: blocked: {answer.get('reason')}", file=sys.stderr)
         return 2
     return 3 if answer.get("aborted") else 0

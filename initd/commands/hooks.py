@@ -191,6 +191,10 @@ def _details(hook: EventHook) -> list[str]:
     details += [f"tool_name={','.join(hook.tool_name)}"] if hook.tool_name else []
     details += [f"pattern={','.join(hook.pattern)}"] if hook.pattern else []
     details += [f"stage={hook.stage}"] if hook.stage else []
+    if hook.matcher is not None:  # Claude Code's
+        details += [f"matcher={hook.matcher.text!r}"] if hook.matcher.text not in ("", "*") \
+            else []
+        details += [f"if={hook.matcher.rule!r}"] if hook.matcher.rule else []
     details += [f"on_failure={hook.on_failure}"] if hook.on_failure != "continue" else []
     details += [f"on_error={hook.on_error}"] if hook.on_error != "allow" else []
     return details

@@ -4,7 +4,8 @@ For each hook of the event, in the order they load (dialects/__init__.py):
 
 1. filters: a loop's hooks only for its ``stage``; ``tool_name`` (a comma list, any case)
    against the payload's tool; ``pattern`` (``*.ext`` list, path substring, or glob)
-   against its ``file``/``files``: a command with ``{file}`` runs once per file;
+   against its ``file``/``files``: a command with ``{file}`` runs once per file; Claude
+   Code's ``matcher`` and ``if`` (matchers.py), an identical Claude command once;
 2. trust: with enforcement on, a workspace hook not approved as it is now does not run;
 3. ``when``: false, and the hook is skipped; a condition that cannot be evaluated is an
    error result;
@@ -18,8 +19,11 @@ For each hook of the event, in the order they load (dialects/__init__.py):
    stops the hooks after it;
 6. ``LAST_HOOK_STATUS``, ``HOOK_RESPONSE`` and ``SPAWN_OUTPUT`` carry on to the next.
 
-The first block ends the event. For ``pre_iteration`` the hooks' output, concatenated raw
-in order with failures as text (iteratr's way), is the context for the agent's prompt.
+The first block ends the event (a Claude Code hook's ends it after the other Claude Code
+hooks, which Claude Code runs all; claudeout.py reads their answers). For
+``pre_iteration`` the hooks' output, concatenated raw in order with failures as text
+(iteratr's way), is the context for the agent's prompt. Stops blocked in a row are
+counted, and capped (stoploop.py).
 """
 
 from __future__ import annotations
@@ -34,10 +38,11 @@ from initd.events.actions import ActionResult, Call, Status
 from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
 from initd.events.dialects import Cache
-from initd.events.filters import applies, files_for
+from initd.events.filters import applies, deduplicated, files_for
 from initd.events.model import EventHook
 from initd.events.records import Sessions
 from initd.events.setup import Setup
+from initd.events.stoploop import StopLoop
 from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
 from initd.hooks import kinds
@@ -59,6 +64,13 @@ class Outcome(NamedTuple):
     context: str | None
     aborted: bool
     results: list[HookResult]
+    # Claude Code's answers (verdict.Tally.claude): None when no hook said one
+    permission_decision: str | None = None  # PreToolUse: allow | ask | deny
+    additional_context: str | None = None  # for the model
+    continue_: bool | None = None  # "continue": false: the agent stops (wins over a block)
+    stop_reason: str | None = None  # for the user, with continue: false
+    system_message: str | None = None  # for the user
+    updated_input: dict[str, Any] | None = None  # PreToolUse: the tool's input to use
 
     def as_json(self) -> dict[str, Any]:
         """The outcome in initd's one JSON casing (the API's, the session record's)."""
@@ -72,6 +84,7 @@ class Engine:
         self.background = Background(BACKGROUND_LIMIT, setup.log)
         self.sessions = sessions  # the session's record: every event and its outcome
         self._warned: set[tuple[str, str]] = set()
+        self.stops = StopLoop(setup.state_dir, setup.log)  # Stops blocked in a row
 
     def fire(self, name: str, payload: dict[str, Any],
              cancel: threading.Event | None = None, journal: Entry | None = None) -> Outcome:
@@ -82,21 +95,30 @@ class Engine:
         if event is None:
             raise UnknownEvent(f"no event {name!r} (known: {kinds.known()})")
         found = self.cache.get()
-        hooks = [h for h in found.hooks if h.event == event.name]
+        hooks = deduplicated([h for h in found.hooks if h.event == event.name], payload)
         table = variables.table(event, payload, self.setup)
         marker = self._record(lambda sessions: sessions.begin(event.name)) if hooks else None
         state = Tally(event)
+        state.unblockable = self.stops.why_not(event.name)  # the Stop loop's cap
+        said = payload  # as Claude Code's hooks read it: stop_hook_active after a block
+        if self.stops.blocked_before(event.name) and "stop_hook_active" not in payload:
+            said = {**payload, "stop_hook_active": True}
+        # Claude Code's hooks have the payload on stdin only, as in Claude Code: no
+        # TOOL_INPUT=… in their environment (a Write's whole file would not fit one)
+        own = variables.table(event, {}, self.setup)
         for hook in hooks:
             if state.stopped:
                 break
-            for file in files_for(hook, payload):
-                self._one(hook, event, payload if file is None else {**payload, "file": file},
-                          table, state, found.pipelines, cancel, journal)
+            given, names = (said, own) if hook.dialect == "claude" else (payload, table)
+            for file in files_for(hook, given):
+                self._one(hook, event, given if file is None else {**given, "file": file},
+                          names, state, found.pipelines, cancel, journal)
                 if state.stopped:
                     break
         outcome = Outcome(event.name, state.blocked, state.reason, state.feedback,
                           "\n".join(state.context) if event.name in CONTEXT_EVENTS else None,
-                          state.aborted, state.results)
+                          state.aborted, state.results, **state.claude())
+        self.stops.after(event.name, outcome.blocked)
         self._record(lambda sessions: sessions.end(marker, outcome.as_json(), payload))
         return outcome
 

@@ -1,23 +1,42 @@
 """Which hooks an event's payload concerns: a loop's hooks only for its stage, a
-``tool_name`` list (any case), and nyzhi's ``pattern`` against the payload's files (a
-command with ``{file}`` runs once per matching file)."""
+``tool_name`` list (any case), nyzhi's ``pattern`` against the payload's files (a
+command with ``{file}`` runs once per matching file), and Claude Code's matcher and
+``if`` (matchers.py), whose identical commands run once per event."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from initd.events.model import EventHook, Shell
+from initd.events.model import Command, EventHook, Shell
 from initd.hooks import patterns
 
 
 def applies(hook: EventHook, payload: dict[str, Any]) -> bool:
     if hook.stage is not None and payload.get("stage") not in (None, hook.stage):
         return False
+    if hook.matcher is not None and not hook.matcher.matches(payload):
+        return False
     if hook.tool_name:
         tool = payload.get("tool_name", payload.get("toolName", payload.get("tool")))
         if not isinstance(tool, str) or tool.lower() not in {t.lower() for t in hook.tool_name}:
             return False
     return not hook.pattern or bool(event_files(hook.pattern, payload_files(payload)))
+
+
+def deduplicated(hooks: Iterable[EventHook], payload: dict[str, Any]) -> list[EventHook]:
+    """The hooks, less a Claude Code command that an earlier one of the event, matching too,
+    runs already (Claude Code de-duplicates identical commands: a command in both the
+    user's and the project's settings runs once)."""
+    seen: set[Command] = set()
+    kept = []
+    for hook in hooks:
+        if isinstance(hook.spec, Command) and applies(hook, payload):
+            if hook.spec in seen:
+                continue
+            seen.add(hook.spec)
+        kept.append(hook)
+    return kept
 
 
 def files_for(hook: EventHook, payload: dict[str, Any]) -> list[str | None]:

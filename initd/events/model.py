@@ -11,6 +11,7 @@ from initd.limits import Limits
 
 if TYPE_CHECKING:
     from initd.events.conditions import Condition
+    from initd.events.matchers import Matcher
 
 
 # What each action does, its own fields (a tagged union: the class is the tag). The
@@ -22,6 +23,15 @@ class Shell(NamedTuple):
     @property
     def action(self) -> str:
         return "shell"
+
+
+class Command(NamedTuple):
+    command: str  # Claude Code's: run as written (no placeholders: its $VARs are the shell's)
+    shell: str = "sh"  # sh -c; bash -c with "shell": "bash"
+
+    @property
+    def action(self) -> str:
+        return "command"
 
 
 class Script(NamedTuple):
@@ -73,14 +83,14 @@ class GitPush(NamedTuple):
         return "git-push"
 
 
-Spec: TypeAlias = Shell | Script | Webhook | Spawn | GitCommit | GitPush
+Spec: TypeAlias = Shell | Command | Script | Webhook | Spawn | GitCommit | GitPush
 
 
 class EventHook(NamedTuple):
     """One action on one event, from any dialect, as the engine runs it."""
 
     event: str  # the canonical event name
-    dialect: str  # discobot | iteratr | nyzhi | autoagent | pipelines
+    dialect: str  # discobot | iteratr | nyzhi | autoagent | pipelines | claude
     source: str  # the file that defines it
     key: str  # where in that file, e.g. hooks.pre_iteration[0]
     label: str  # for people: the command, the URL, the pipeline
@@ -100,9 +110,10 @@ class EventHook(NamedTuple):
     limits: Limits = NO_LIMITS  # a discobot hook's own limits: (the image's fill the rest)
     workspace: bool = True  # defined by the workspace (trust may be required), not the image
     warnings: tuple[str, ...] = ()
+    matcher: Matcher | None = None  # Claude Code's matcher and `if` rule (matchers.py)
 
     @property
-    def action(self) -> str:  # script | shell | webhook | spawn | git-commit | git-push
+    def action(self) -> str:  # script | shell | command | webhook | spawn | git-commit | …
         return self.spec.action
 
     @property

@@ -1,6 +1,7 @@
 """Trust in the workspace's event hooks (initd/hooks/trust.py has the store and the
-scripts): a config hook's hash covers its event, action, fields and condition, and the
-file it is written in; a script is hashed as a script."""
+scripts): a config hook's hash covers its event, action, fields and condition (and a Claude
+Code hook's matcher and ``if``), and the file it is written in; a script is hashed as a
+script."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ def for_event_hook(hook: EventHook) -> Entry | None:
                        hook.when.text if hook.when else None,
                        hook.on_failure, hook.retries, hook.retry_delay, hook.block,
                        hook.on_error, hook.tool_name, hook.pattern, hook.stage]
+    if hook.matcher is not None:  # (only Claude Code's have one: no other hash changes)
+        what.append([hook.matcher.text, hook.matcher.rule])
     digest = hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
     return Entry(f"{hook.source}#{hook.key}", digest, f"{hook.label} ({hook.where})")
 

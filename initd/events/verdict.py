@@ -1,12 +1,14 @@
 """What one event hook's result means (block, approve, abort), as a pure function of
-the result, the hook and the event, and the tally of an event's hooks so far."""
+the result, the hook and the event, and the tally of an event's hooks so far. A Claude
+Code hook's answer is read by its own rules (claudeout.py)."""
 
 from __future__ import annotations
 
 import enum
 import json
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from initd.events import claudeout
 from initd.events.actions import ActionResult, Status
 from initd.events.model import EventHook
 from initd.hooks.kinds import Event
@@ -28,6 +30,14 @@ class Verdict(NamedTuple):
     reason: str | None
     feedback: str | None
     note: str | None  # the result's error: why it did not count as it asked, if so
+    # what a Claude Code hook said besides (claudeout.Answer): None when it said nothing
+    permission: str | None = None
+    context: str | None = None
+    system_message: str | None = None
+    continue_: bool | None = None
+    stop_reason: str | None = None
+    updated_input: dict[str, Any] | None = None
+    suppress: bool = False
 
 
 class HookResult(NamedTuple):
@@ -52,6 +62,10 @@ def verdict(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
     exit2_blocks); ``block: true`` makes any failure block; a hook that could not run
     is an error, which blocks only with ``on_error: deny``; ``on_failure: abort`` (or
     a webhook's ``on_timeout: abort``) stops the hooks after it."""
+    if hook.dialect == "claude":
+        said = claudeout.answer(result, hook.label, event, hook.on_error == "deny")
+        return Verdict(said.blocks, False, None if said.decision is None
+                       else Decision(said.decision), *said[2:])
     decision, reason, feedback = _decision(result)
     note = result.error
     blocks = False
@@ -73,7 +87,10 @@ def verdict(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
 
 
 class Tally:
-    """What the hooks of one event have said so far."""
+    """What the hooks of one event have said so far. The first block ends the event, but
+    a Claude Code hook's block does not stop the event's other Claude Code hooks (Claude
+    Code runs them all): their blocks' reasons are joined, deny wins over ask over allow,
+    their contexts and system messages are joined, and ``continue: false`` wins."""
 
     def __init__(self, event: Event) -> None:
         self.event = event
@@ -82,16 +99,28 @@ class Tally:
         self.feedback: str | None = None
         self.context: list[str] = []
         self.results: list[HookResult] = []
+        self.gather = False  # a Claude Code hook blocked: the other Claude hooks still run
+        self.unblockable: str | None = None  # why no hook may block now (the Stop cap)
+        self.permission: str | None = None  # Claude Code's answers, as the Outcome has them
+        self.contexts: list[str] = []
+        self.messages: list[str] = []
+        self.keep_going: bool | None = None  # continue
+        self.stop_reason: str | None = None
+        self.updated_input: dict[str, Any] | None = None
 
     @property
     def stopped(self) -> bool:
-        return self.blocked or self.aborted
+        return self.aborted or (self.blocked and not self.gather)
 
     def error(self, hook: EventHook, message: str, status: Status = Status.ERROR) -> None:
         self.record(hook, ActionResult(status, error=message), self.event)
 
     def record(self, hook: EventHook, result: ActionResult, event: Event) -> None:
         said = verdict(result, hook, event)
+        if said.blocks and self.unblockable is not None:
+            said = said._replace(blocks=False, note=self.unblockable)
+        elif said.blocks and self._halted():
+            said = said._replace(blocks=False, note=HALTED)
         if event.name in CONTEXT_EVENTS:
             text = _context_text(hook, result)
             if text:  # a hook that printed nothing adds no empty line (as iteratr does)
@@ -99,20 +128,59 @@ class Tally:
         self.results.append(HookResult(
             hook=hook.where, dialect=hook.dialect, action=hook.action, command=hook.label,
             status=Status.BLOCKED if said.blocks else result.status,
-            exit_code=result.exit_code, stdout=result.stdout, stderr=result.stderr,
-            timed_out=result.timed_out, duration_ms=result.duration_ms,
-            decision=said.decision, error=said.note))
+            exit_code=result.exit_code, stdout="" if said.suppress else result.stdout,
+            stderr=result.stderr, timed_out=result.timed_out,
+            duration_ms=result.duration_ms, decision=said.decision, error=said.note))
         if said.blocks:
-            self.blocked, self.reason = True, said.reason
+            self.reason = f"{self.reason}\n{said.reason}" if self.blocked else said.reason
+            self.blocked, self.gather = True, self.gather or hook.dialect == "claude"
             self.feedback = said.feedback or (result.stderr.strip() if event.name in (
                 "teammate_idle", "task_completed") else None) or self.feedback
         elif said.decision == Decision.APPROVE and said.reason and self.reason is None:
             self.reason = said.reason
         if said.feedback and not said.blocks:
-            self.feedback = said.feedback
+            self.feedback = f"{self.feedback}\n{said.feedback}" if self.feedback and \
+                hook.dialect == "claude" else said.feedback
         if said.aborts:
             self.aborted = True
             self.reason = self.reason or f"{hook.label} failed (on_failure: abort)"
+        if hook.dialect == "claude":
+            self._claude(said)
+
+    def _claude(self, said: Verdict) -> None:
+        order = claudeout.PERMISSIONS
+        if said.permission is not None and (self.permission is None or order.index(
+                said.permission) > order.index(self.permission)):
+            self.permission = said.permission
+            if not self.blocked and said.reason:  # ask's or allow's: for the user
+                self.reason = said.reason
+        self.contexts += [said.context] if said.context else []
+        self.messages += [said.system_message] if said.system_message else []
+        if said.updated_input is not None:
+            self.updated_input = said.updated_input
+        if said.continue_ is False and self.keep_going is not False:
+            self.keep_going, self.stop_reason = False, said.stop_reason
+            if self._halted() and self.blocked:  # the Stop happens: nothing is blocked
+                self.blocked = self.gather = False
+                self.results = [r._replace(status=Status.OK if r.exit_code == 0 else
+                                           Status.FAILED, error=r.error or HALTED)
+                                if r.status == Status.BLOCKED else r for r in self.results]
+        elif said.continue_ is True and self.keep_going is None:
+            self.keep_going = True
+
+    def _halted(self) -> bool:
+        return self.keep_going is False and self.event.name in claudeout.STOPS
+
+    def claude(self) -> dict[str, Any]:
+        """Claude Code's answers, as the Outcome's fields (None: no hook said one)."""
+        return dict(permission_decision=self.permission,
+                    additional_context="\n".join(self.contexts) or None,
+                    continue_=self.keep_going, stop_reason=self.stop_reason,
+                    system_message="\n".join(self.messages) or None,
+                    updated_input=self.updated_input)
+
+
+HALTED = "continue: false (a Claude Code hook's) wins: the agent stops, nothing is blocked"
 
 
 def _decision(result: ActionResult) -> tuple[Decision | None, str | None, str | None]:

@@ -50,6 +50,12 @@ EVENTS = (
     Event("stop", (), True),
     Event("pre_git_commit", (), True),
     Event("post_git_commit", (), False),
+    # Claude Code (.claude/settings.json): PreToolUse, PostToolUse, Stop, SessionStart and
+    # SessionEnd are the events above; these are its own
+    Event("user_prompt_submit", (), True),
+    Event("subagent_stop", (), True),
+    Event("pre_compact", (), False),
+    Event("notification", (), False),
 )
 BY_NAME = {alias: event for event in EVENTS for alias in (event.name, *event.aliases)}
 

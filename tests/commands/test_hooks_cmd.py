@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -126,3 +127,41 @@ def test_list_shows_a_hooks_limits(tmp_path: Path) -> None:
     [hook] = json.loads(hooks_cmd(tmp_path, "list", "--json").stdout)["hooks"]
     assert hook["limits"] == {"cpu": 60, "memory": 2 * 2**30, "processes": 200,
                               "fileSize": None}
+
+
+SEVEN = {  # one hook in each format initd reads
+    ".iteratr.hooks.yml": "hooks:\n  pre_iteration:\n    - command: echo ctx\n",
+    ".nyzhi/config.toml": '[[agent.hooks]]\nevent = "after_edit"\ncommand = "echo {file}"\n',
+    ".autoagent/config.json": '{"hooks": {"PreExecutionStart": [{"command": "echo a"}]}}',
+    "pipeline.yaml": "hooks:\n  on_session_start:\n    - type: shell\n      command: echo p\n",
+    ".claude/settings.json": '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type":'
+                             ' "command", "command": "echo c", "if": "Bash(git commit:*)"}]}]}}',
+    ".devcontainer/devcontainer.json": '{ // JSONC\n  "postCreateCommand": "npm ci",\n}\n',
+}
+
+
+def test_list_shows_all_seven_formats(ws: Path, tmp_path: Path) -> None:
+    add_hook(ws / ".discobot" / "hooks", "10-hi.sh", "echo hi", type="session")
+    for name, text in SEVEN.items():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_text(text)
+    home = tmp_path / "home"  # (no ~/.claude, ~/.autoagent of the real HOME's)
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home)}
+    table = subprocess.run([*INITD, "list", "--workspace", str(ws), "--hooks-dir",
+                            str(ws / "no-image")], capture_output=True, text=True,
+                           timeout=60, env=env)
+    assert table.returncode == 0, table.stderr
+    rows = {tuple(line.split()[:2]) for line in table.stdout.splitlines() if line.strip()}
+    assert {("10-hi", "session"), ("pre_iteration", "iteratr"), ("after_edit", "nyzhi"),
+            ("pre_execution_start", "autoagent"), ("session_start", "pipelines"),
+            ("pre_tool", "claude"), ("devcontainer", "postCreateCommand")} <= rows
+    assert "matcher='Bash' if='Bash(git commit:*)'" in table.stdout
+    listed = json.loads(subprocess.run(
+        [*INITD, "list", "--json", "--workspace", str(ws), "--hooks-dir",
+         str(ws / "no-image")], capture_output=True, text=True, timeout=60, env=env).stdout)
+    assert "10-hi" in [h["id"] for h in listed["hooks"]]  # (with the fixture's own)
+    assert sorted({e["dialect"] for e in listed["events"]}) == [
+        "autoagent", "claude", "iteratr", "nyzhi", "pipelines"]
+    assert [c["stage"] for c in listed["devcontainer"]["commands"]] == ["postCreateCommand"]
+    assert listed["problems"] == []

@@ -303,6 +303,9 @@ def test_no_hooks_no_process(ws: Workspace) -> None:
     before = os.getpid()
     outcome = ws.fire("after_turn", {"anything": 1})
     assert outcome == {"event": "after_turn", "blocked": False, "reason": None,
-                       "feedback": None, "context": None, "aborted": False, "results": []}
+                       "feedback": None, "context": None, "aborted": False, "results": [],
+                       "permissionDecision": None, "additionalContext": None,
+                       "continue": None, "stopReason": None, "systemMessage": None,
+                       "updatedInput": None}
     assert os.getpid() == before
     assert Path(ws.engine.sessions.events_path).exists()  # type: ignore[union-attr]

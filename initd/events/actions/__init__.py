@@ -1,4 +1,5 @@
-"""What an event hook does: run a command or a script, call a webhook, spawn a child
+"""What an event hook does: run a command (initd's templated, or Claude Code's as written)
+or a script, call a webhook, spawn a child
 pipeline, commit or push. Each action takes a ``Call`` and returns an ``ActionResult``;
 what the result *means* (block, abort, retry) is the engine's to decide."""
 
@@ -9,7 +10,7 @@ import threading
 from typing import Any, NamedTuple
 
 from initd.events import templates
-from initd.events.model import EventHook, GitCommit, GitPush, Script, Shell, Webhook
+from initd.events.model import Command, EventHook, GitCommit, GitPush, Script, Shell, Webhook
 from initd.limits import Limits
 from initd.log import Logger
 from initd.users import Account
@@ -86,6 +87,8 @@ def run(call: Call) -> ActionResult:
     spec = call.hook.spec
     if isinstance(spec, Shell):
         return process.shell(call, spec)
+    if isinstance(spec, Command):
+        return process.command(call, spec)
     if isinstance(spec, Script):
         return process.script(call, spec)
     if isinstance(spec, GitCommit):

@@ -1,5 +1,6 @@
 """Actions that are processes: ``shell`` (``sh -c`` and the command's placeholders as
-variable references, templates.py), ``script`` (a discobot hook file, run directly), and
+variable references, templates.py), ``command`` (Claude Code's: ``sh -c`` as written, with
+``CLAUDE_PROJECT_DIR``), ``script`` (a discobot hook file, run directly), and
 the built-in ``git-commit`` and ``git-push`` (argv, never a shell). Each runs in its own
 process group as the agent user, with the event as JSON on stdin, and a timeout that
 stops the whole group (hooks/runner.capture)."""
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from initd.events import templates
 from initd.events.actions import ActionResult, Call, Status
-from initd.events.model import GitCommit, GitPush, Script, Shell
+from initd.events.model import Command, GitCommit, GitPush, Script, Shell
 from initd.git import scrubbed
 from initd.hooks import runner
 
@@ -23,6 +24,13 @@ def shell(call: Call, spec: Shell) -> ActionResult:
     except templates.TemplateError as err:  # (loaders refuse these: a hook made in code)
         return ActionResult(Status.ERROR, error=str(err))
     return run_process(call, ["sh", "-c", rendered], refs, tuple(unknown))
+
+
+def command(call: Call, spec: Command) -> ActionResult:
+    """Claude Code's command hook: the shell runs it as written (``$CLAUDE_PROJECT_DIR`` is
+    the workspace), in the workspace, with Claude Code's event JSON on stdin."""
+    return run_process(call, [spec.shell, "-c", spec.command],
+                       {"CLAUDE_PROJECT_DIR": call.workspace})
 
 
 def script(call: Call, spec: Script) -> ActionResult:
@@ -61,8 +69,11 @@ def event_input(call: Call) -> dict[str, object]:
     hooks may rely on (AutoAgent: eventName, sessionId, workspace, timestamp), initd's
     own winning over a payload's."""
     name = call.event
-    if call.hook.dialect == "autoagent":  # its own CamelCase name: hooks.PreExecutionStart[0]
+    if call.hook.dialect in ("autoagent", "claude"):  # its own name: hooks.PreToolUse[0]…
         name = call.hook.key.split(".", 1)[-1].split("[", 1)[0] or name
+    if call.hook.dialect == "claude":  # Claude Code's fields: what the agent sent wins
+        return {"session_id": call.variables.get("SESSION"), "cwd": call.workspace,
+                "hook_event_name": name, **call.payload}
     return {**call.payload, "event": call.event, "eventName": name,
             "sessionId": call.variables.get("SESSION"), "workspace": call.workspace,
             "timestamp": call.variables.get("TIMESTAMP")}

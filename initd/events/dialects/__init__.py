@@ -1,13 +1,14 @@
 """Every dialect's loader into the one model, and ``load_all`` in the order hooks run:
 discobot scripts (the image's, then the workspace's), ``.iteratr.hooks.yml``, nyzhi's
-``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files."""
+``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files, Claude Code's
+``settings.json`` files."""
 
 from __future__ import annotations
 
 import os
 
 from initd import paths
-from initd.events.dialects import autoagent, discobot, iteratr, nyzhi, pipelines
+from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
 from initd.events.dialects.common import Collected
 
 
@@ -18,6 +19,7 @@ def load_all(workspace: str, image_dir: str, home: str) -> Collected:
     found.extend(nyzhi.load(workspace, home))
     found.extend(autoagent.load(workspace, home))
     found.extend(pipelines.load(workspace, home))
+    found.extend(claude.load(workspace, home))
     return found
 
 
@@ -37,7 +39,8 @@ class Cache:
                  *(path for path, _ in nyzhi.files(workspace, home)),
                  os.path.join(home, ".autoagent", "config.json"),
                  autoagent.workspace_file(workspace), pipelines.global_file(home),
-                 *(os.path.join(workspace, name) for name in pipelines.STAGE_FILES)]
+                 *(os.path.join(workspace, name) for name in pipelines.STAGE_FILES),
+                 *(path for path, _ in claude.files(workspace, home))]
         for directory in (image_dir, workspace_hooks):  # a script edited in place
             try:
                 found += [os.path.join(directory, n) for n in sorted(os.listdir(directory))]

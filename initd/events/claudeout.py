@@ -1,0 +1,120 @@
+"""What a Claude Code hook's answer means, per event, as https://code.claude.com/docs/en/hooks
+gives it ("Hook Output"): a pure function of its result (verdict.py makes it a Verdict).
+
+- Exit 0: stdout is parsed as JSON when it is an object; else, on UserPromptSubmit and
+  SessionStart, it is context for the model.
+- Exit 2: stdout (and any JSON in it) is ignored; stderr blocks a blockable event
+  (PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted) as its
+  reason, is feedback for the model on PostToolUse (the tool already ran), and is for
+  the user only elsewhere (a failure, nothing blocked).
+- Any other exit, a timeout, a hook that could not run: a non-blocking error.
+- JSON: ``continue: false`` + ``stopReason`` (stop the agent; it wins over a block),
+  ``suppressOutput``, ``systemMessage``, ``decision: "block"`` + ``reason`` (PostToolUse:
+  feedback; elsewhere a block where one is possible), PreToolUse's
+  ``hookSpecificOutput.permissionDecision`` allow | deny | ask (deny blocks) with
+  ``permissionDecisionReason`` and ``updatedInput`` (the deprecated ``decision``
+  approve | block is allow | deny), ``hookSpecificOutput.additionalContext`` (any event).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from initd.events.actions import ActionResult, Status
+from initd.hooks.kinds import Event
+
+PLAIN_CONTEXT = ("user_prompt_submit", "session_start")  # plain stdout is context
+FEEDBACK = ("post_tool", "post_tool_failure")  # a block is feedback: the tool already ran
+STOPS = ("stop", "subagent_stop")  # continue: false wins over their block
+PERMISSIONS = ("allow", "ask", "deny")  # in order of precedence (deny wins)
+DEPRECATED = {"approve": "allow", "block": "deny"}  # PreToolUse's old decision
+
+
+class Answer(NamedTuple):
+    blocks: bool
+    decision: str | None  # block | approve (the result's decision)
+    reason: str | None
+    feedback: str | None  # for the model, nothing blocked (PostToolUse)
+    note: str | None  # why it did not count as it asked, or what went wrong
+    permission: str | None = None  # PreToolUse: allow | ask | deny
+    context: str | None = None  # additional context for the model
+    system_message: str | None = None  # for the user
+    continue_: bool | None = None  # False: stop the agent
+    stop_reason: str | None = None
+    updated_input: dict[str, Any] | None = None  # PreToolUse: the tool's new input
+    suppress: bool = False  # suppressOutput: the result's stdout is not shown
+
+
+def answer(result: ActionResult, label: str, event: Event, deny_on_error: bool) -> Answer:
+    if result.status in (Status.ERROR, Status.UNTRUSTED):
+        return Answer(event.blockable and deny_on_error, None, f"{label}: {result.error}",
+                      None, result.error)
+    if result.status == Status.STARTED or result.exit_code not in (0, 2):
+        return Answer(False, None, None, None, result.error)  # a non-blocking error
+    if result.exit_code == 2:
+        said = result.stderr.strip() or f"{label} exited 2 and said nothing on stderr"
+        if event.name in FEEDBACK:
+            return Answer(False, None, None, said, result.error)
+        if event.blockable:  # on PreToolUse, the same as a deny
+            return Answer(True, None, said, None, result.error,
+                          permission="deny" if event.name == "pre_tool" else None)
+        return Answer(False, None, None, None, result.error or f"exit 2, but "
+                      f"{event.name} cannot be blocked: stderr is for the user only")
+    data = _json(result.stdout)
+    if data is None:
+        text = result.stdout.strip()
+        return Answer(False, None, None, None, result.error,
+                      context=text if text and event.name in PLAIN_CONTEXT else None)
+    return _structured(data, label, event, result.error)
+
+
+def _structured(data: dict[str, Any], label: str, event: Event, note: str | None) -> Answer:
+    specific = data.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    decision, reason = data.get("decision"), _text(data.get("reason"))
+    keep = data.get("continue") if isinstance(data.get("continue"), bool) else None
+    common: dict[str, Any] = dict(
+        context=_text(specific.get("additionalContext")),
+        system_message=_text(data.get("systemMessage")), continue_=keep,
+        stop_reason=_text(data.get("stopReason")) if keep is False else None,
+        suppress=data.get("suppressOutput") is True)
+    if event.name == "pre_tool":
+        permission = specific.get("permissionDecision")
+        why = _text(specific.get("permissionDecisionReason"))
+        if permission is None and decision in DEPRECATED:
+            permission, why = DEPRECATED[decision], why or reason
+        if permission not in PERMISSIONS:
+            note = note or (f"permissionDecision {permission!r}: not allow, ask or deny: "
+                            "ignored" if permission is not None else None)
+            permission = None
+        updated = specific.get("updatedInput")
+        denies = permission == "deny"
+        return Answer(denies, {"deny": "block", "allow": "approve"}.get(str(permission)),
+                      why or (f"denied by {label}" if denies else None), None, note,
+                      permission=permission, **common,
+                      updated_input=updated if isinstance(updated, dict) else None)
+    if decision != "block":
+        return Answer(False, None, None, None, note, **common)
+    said = reason or f"blocked by {label}"
+    if event.name in FEEDBACK:
+        return Answer(False, "block", None, said, note, **common)
+    if event.blockable:
+        return Answer(True, "block", said, None, note, **common)
+    return Answer(False, "block", None, None, note or f"decision: block, but {event.name} "
+                  "cannot be blocked", **common)
+
+
+def _json(text: str) -> dict[str, Any] | None:
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
