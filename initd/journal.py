@@ -30,9 +30,9 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from initd.agentfs import Dir, Place, Unsafe
 from initd.clock import now_iso
@@ -40,6 +40,10 @@ from initd.clock import now_iso
 KEY_LIMIT = 200  # characters of a key
 READ_LIMIT = 8 * 2**20  # of one request's journal; a turn's is a few KiB
 KEEP = 512  # requests' journals kept; the oldest go (a repeat comes within seconds)
+
+
+T = TypeVar("T")
+LOST = object()  # what an earlier delivery fired and never recorded left as its outcome
 
 
 class BadKey(ValueError):
@@ -104,6 +108,23 @@ class Entry:
         except OSError as err:
             self.journal.problem("request journal not written: a repeated request may run "
                                  "its hooks again", err)
+
+
+def once(entry: Entry | None, step: str, run: Callable[[], T], again: Callable[[Any], T],
+         keep: Callable[[T], Any] = lambda value: value) -> T:
+    """``run()`` at most once per request: its "fired" line first, ``keep(value)`` as its
+    outcome after. A repeat gets ``again(outcome)`` instead: the outcome as recorded
+    (None included), or LOST when the earlier delivery fired it and was killed before
+    recording. Without an entry (no key), it just runs."""
+    if entry is None:
+        return run()
+    fired, outcome = entry.seen(step)
+    if fired:
+        return again(outcome if step in entry.outcomes else LOST)
+    entry.fire(step)
+    value = run()
+    entry.record(step, keep(value))
+    return value
 
 
 class Journal:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from initd.agentfs import Place
-from initd.journal import KEEP, BadKey, Journal, check_key
+from initd.journal import KEEP, LOST, BadKey, Journal, check_key, once
 
 
 class Said:
@@ -168,3 +168,27 @@ def test_bad_keys(key: str) -> None:
 def test_good_keys() -> None:
     for key in ("k", "toolu_01ABC", "x" * 200, "a:b/c=d"):
         assert check_key(key) == key
+
+
+def test_once_runs_a_step_once_and_tells_a_recorded_none_from_a_lost_one(tmp_path: Path
+                                                                         ) -> None:
+    jr, _ = journal(tmp_path)
+    runs: list[str] = []
+
+    def run(step: str, value: object) -> object:
+        runs.append(step)
+        return value
+
+    with jr.entry("turn", "k") as entry:
+        assert once(entry, "guard", lambda: run("guard", None), lambda kept: kept) is None
+        entry.fire("killed")  # and nothing after it
+    with jr.entry("turn", "k") as again:
+        said: list[object] = []
+        assert once(again, "guard", lambda: run("guard", 1),
+                    lambda kept: said.append(kept) or "again") == "again"
+        assert once(again, "killed", lambda: run("killed", 1),
+                    lambda kept: said.append(kept) or "again") == "again"
+        assert once(again, "new", lambda: run("new", 5), lambda kept: kept) == 5
+    assert said == [None, LOST]  # a guard that said no is not a step the kill lost
+    assert runs == ["guard", "new"]
+    assert once(None, "x", lambda: run("x", 7), lambda kept: kept) == 7

@@ -47,7 +47,7 @@ from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
-from initd.journal import Entry
+from initd.journal import Entry, once
 
 BACKGROUND_LIMIT = 16  # fire-and-forget actions running at once; more are refused
 
@@ -157,28 +157,21 @@ class Engine:
                 state.error(hook, f"when: {hook.when.text!r} cannot be evaluated: {err}")
                 return
         step = hook.where + (f" {payload['file']}" if "file" in payload else "")
-        earlier = _earlier(journal, step)
-        if earlier is not None:
-            state.record(hook, earlier, event)
-            if hook.wait:
-                self._carry(hook, earlier, table)
-            return
-        if journal is not None:
-            journal.fire(step)
         if not hook.wait:
-            started = self.background.start(call, self._finished)
-            state.record(hook, ActionResult(Status.STARTED if started else Status.ERROR, error=None
-                         if started else f"{BACKGROUND_LIMIT} fire-and-forget actions are "
-                         "still running: this one was not started"), event)
-            if journal is not None:
-                journal.record(step, state.results[-1].status)
+            state.record(hook, once(journal, step, lambda: self._start(call), _replayed,
+                                    keep=lambda result: result.status), event)
             return
-        result = attempts(call)
-        if journal is not None:
-            journal.record(step, jsonview.view(result))
+        result = once(journal, step, lambda: attempts(call), _replayed, keep=jsonview.view)
         self._warn(hook, result.unknown)
         state.record(hook, result, event)
         self._carry(hook, result, table)
+
+    def _start(self, call: Call) -> ActionResult:
+        """A fire-and-forget action started (owned by Background), or why not."""
+        if self.background.start(call, self._finished):
+            return ActionResult(Status.STARTED)
+        return ActionResult(Status.ERROR, error=f"{BACKGROUND_LIMIT} fire-and-forget actions "
+                            "are still running: this one was not started")
 
     @staticmethod
     def _carry(hook: EventHook, result: ActionResult, table: dict[str, Any]) -> None:
@@ -213,15 +206,9 @@ class Engine:
             self._record(lambda sessions: sessions.close(status))
 
 
-def _earlier(journal: Entry | None, step: str) -> ActionResult | None:
-    """What an earlier delivery of this request did with ``step``: its recorded result,
-    an interrupted one when it fired it and was killed before recording, or None (it
-    never fired it: run it now)."""
-    if journal is None:
-        return None
-    fired, outcome = journal.seen(step)
-    if not fired:
-        return None
+def _replayed(outcome: Any) -> ActionResult:
+    """What an earlier delivery of this request did with a hook (journal.once): its
+    recorded result, or an interrupted one when it was killed before recording."""
     if isinstance(outcome, str) and outcome in ("started", "error"):  # fire-and-forget
         return ActionResult(Status(outcome), error="started by an earlier delivery of "
                             "this event: not started again" if outcome == "started" else
@@ -235,8 +222,7 @@ def _earlier(journal: Entry | None, step: str) -> ActionResult | None:
         except (KeyError, TypeError, ValueError):
             pass  # not what we wrote: the step still ran once, and is not run again
     return ActionResult(Status.ERROR, error="interrupted: it was running when the hook "
-                        "service stopped, and is not run again for this event (delivery "
-                        f"{journal.delivery})")
+                        "service stopped, and is not run again for this event")
 
 
 _VIEWS = {name: jsonview.camel(name) for name in ActionResult._fields}

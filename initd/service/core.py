@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from initd.errors import InitdError
 from initd.events import wiring
@@ -25,7 +25,7 @@ from initd.hooks.model import Hook
 from initd.hooks.run import refuse, run_one
 from initd.hooks.runner import Result
 from initd.hooks.status import Status
-from initd.journal import Entry, Journal
+from initd.journal import LOST, Entry, Journal, once
 from initd.ready import readiness
 from initd.service import views
 from initd.service.link import LinkDown, SupervisorLink
@@ -85,7 +85,7 @@ class HookService:
                 raise Busy
             try:
                 if trigger == "user":
-                    _once(entry, "user turn", self.guard.user_turn)
+                    once(entry, "user turn", self.guard.user_turn, lambda _: None)
                 self._cancel = threading.Event()
                 found = self.discover()
                 self._refresh_precommit(found)
@@ -104,21 +104,16 @@ class HookService:
         """Each file hook once per turn: its recorded result when an earlier delivery
         ran it; refused (it stays pending) when that delivery was killed while it ran."""
         def gate(hook: Hook, go: Callable[[], Result]) -> Result:
-            step = f"hook {hook.id}"
-            fired, outcome = entry.seen(step)
-            if not fired:
-                entry.fire(step)
-                result = go()
-                entry.record(step, runner.to_wire(result))
-                return result
-            if isinstance(outcome, dict):
-                try:
-                    return runner.from_wire(outcome)
-                except (KeyError, TypeError, ValueError):
-                    pass  # not what we wrote: it ran once all the same
-            return refuse(hook, self.ctx, "interrupted: it was running when the hook service "
-                          "stopped, and is not run again for this turn (it stays pending "
-                          "for the next)")
+            def again(outcome: Any) -> Result:
+                if isinstance(outcome, dict):
+                    try:
+                        return runner.from_wire(outcome)
+                    except (KeyError, TypeError, ValueError):
+                        pass  # not what we wrote: it ran once all the same
+                return refuse(hook, self.ctx, "interrupted: it was running when the hook "
+                              "service stopped, and is not run again for this turn (it "
+                              "stays pending for the next)")
+            return once(entry, f"hook {hook.id}", go, again, keep=runner.to_wire)
         return gate
 
     def fire(self, name: str, payload: dict[str, Any], key: str | None = None
@@ -224,8 +219,10 @@ class HookService:
             "pending": list(evaluation.pending)}
         failed = evaluation.failed
         if evaluation.action == filehooks.Action.REPROMPT and failed is not None:
-            attempt = _once(entry, "re-prompt", self.guard.next_attempt,
-                            lost=lambda: self.guard.count or None)
+            # a repeat: the attempt it was given (None: the guard said no); killed before
+            # that was kept, the count it reached (next_attempt keeps it first)
+            attempt = once(entry, "re-prompt", self.guard.next_attempt,
+                           lambda kept: self.guard.count or None if kept is LOST else kept)
             if attempt is None:
                 answer["evaluation"] = "loop-guard"  # pending stays for the next user turn
             else:
@@ -233,22 +230,3 @@ class HookService:
                     failed.hook, failed.files, failed.result, attempt, self.guard.limit))
         return answer
 
-
-T = TypeVar("T")
-
-
-def _once(entry: Entry | None, step: str, do: Callable[[], T],
-          lost: Callable[[], T] | None = None) -> T | None:
-    """``do()`` once per request: an earlier delivery's recorded value again; ``lost()``
-    when it did it and was killed before keeping what came of it."""
-    if entry is None:
-        return do()
-    fired, outcome = entry.seen(step)
-    if fired:
-        if outcome is not None or lost is None:
-            return outcome  # type: ignore[no-any-return]
-        return lost()
-    entry.fire(step)
-    value = do()
-    entry.record(step, value)
-    return value
