@@ -16,6 +16,8 @@ the same run on the same machine (never as timed unit tests).
 12-13. the images' (bench/container.py); 14-18. faults and abuse (bench/faults.py);
 19-22. exec and HTTP probes; podman run to exit, to ready and podman stop, initd vs
        --entrypoint and vs tini (bench/startstop.py)
+26. /healthz's p50/p99 while the probe port is abused, against the same port quiet
+    (bench/probeport.py)
 """
 
 from __future__ import annotations
@@ -275,6 +277,9 @@ def run_all() -> None:
     import startstop  # bench/startstop.py: exec and HTTP probes, podman run /bin/true
 
     startstop.main()
+    import probeport  # bench/probeport.py: /healthz while the probe port is abused
+
+    probeport.main()
     import bundle  # bench/bundle.py: the bundle's size, boot, and a Node image's start
 
     bundle.main()

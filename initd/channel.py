@@ -3,14 +3,15 @@
 One end of a ``socketpair`` each, inherited by the service at a known fd: no file system
 path, so nobody else can connect (a Unix socket in /run would be one more thing to
 protect). Messages are JSON objects, one per line. The supervisor pushes what it knows
-(``state``: the agent's and the service's lifecycle) and answers requests (``root-hook``,
-``precommit``) with a ``reply`` carrying the request's ``id``; the service says
-``ready`` once it serves, and may ``cancel`` a request still running.
+(``state``: the agent's and the service's lifecycle) and answers requests
+(``precommit``, ``trust``) with a ``reply`` carrying the request's ``id``; the service
+says ``ready`` once it serves, and may ``cancel`` a request still running.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import socket
@@ -73,7 +74,7 @@ class Channel:
                     continue
                 except BlockingIOError:
                     left = deadline - time.monotonic()
-                    if left > 0 and select.select([], [self.sock], [], left)[1]:
+                    if left > 0 and _writable(self.sock, left):
                         continue
                 except OSError:
                     pass
@@ -124,6 +125,14 @@ class Channel:
         except OSError:
             pass
         self.sock.close()
+
+
+def _writable(sock: socket.socket, timeout: float) -> bool:
+    """Can ``sock`` take more within ``timeout`` s? poll, never select (invariant 13: a
+    supervisor's descriptors may be above 1023)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLOUT)
+    return bool(poller.poll(math.ceil(timeout * 1000)))
 
 
 def close_fd(fd: int) -> None:

@@ -58,29 +58,32 @@ def run(args: Sequence[str], account: Account | None = None, timeout: float = 12
 
 def _read_capped(child: subprocess.Popen[bytes], limit: int, timeout: float,
                  what: str) -> tuple[bytes, bytes]:
-    import selectors
+    import math
+    import select
     import time
 
     assert child.stdout is not None and child.stderr is not None
     deadline = time.monotonic() + timeout
     got: dict[int, list[bytes]] = {child.stdout.fileno(): [], child.stderr.fileno(): []}
     size = 0
-    with selectors.DefaultSelector() as selector:
-        for pipe in (child.stdout, child.stderr):
-            selector.register(pipe.fileno(), selectors.EVENT_READ)
-        while selector.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise subprocess.TimeoutExpired(child.args, timeout)
-            for key, _ in selector.select(left):
-                chunk = os.read(key.fd, 1 << 16)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    continue
-                got[key.fd].append(chunk)
-                size += len(chunk)
-                if size > limit:
-                    raise OSError(f"git …{what}: over {limit} bytes of output: stopped")
+    # poll, not epoll: it makes no descriptor of its own (root at its limit, EMFILE)
+    poller, open_fds = select.poll(), set(got)
+    for fd in open_fds:
+        poller.register(fd, select.POLLIN)
+    while open_fds:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise subprocess.TimeoutExpired(child.args, timeout)
+        for fd, _ in poller.poll(math.ceil(left * 1000)):
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+                continue
+            got[fd].append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise OSError(f"git …{what}: over {limit} bytes of output: stopped")
     return b"".join(got[child.stdout.fileno()]), b"".join(got[child.stderr.fileno()])
 
 

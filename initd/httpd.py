@@ -11,41 +11,47 @@ and an answer look like on the wire is httpwire's.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import selectors
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from initd import httpwire
+from initd.errors import shown
 from initd.httpbind import BACKLOG as BACKLOG  # (here too: callers name httpd's)
 from initd.httpbind import bind as bind
 from initd.httpwire import REASONS as REASONS
+from initd.pid1log import write_line
 
 MAX_WAITING = 1024  # connections still sending their request; past it, the oldest goes
 MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once
 WORKERS = 16  # requests at work at once (discovery, status, a turn, an event's hooks)
 READ_TIMEOUT = 10.0  # seconds a client has to send its whole request
 WRITE_TIMEOUT = 10.0  # ... and to take its answer
-MAX_HEAD = 16 * 1024  # request line and headers (the API's are a few hundred bytes)
 MAX_BUFFERED = 16 * 2**20  # of all requests still arriving; past it, the oldest goes
 MAX_BODY = 64 * 1024  # (the API's bodies are small JSON objects: app.MAX_BODY)
 QUICK = frozenset(("/v1/health", "/v1/ready", "/v1/turn/cancel"))  # answered at once
+ACCEPT_BURST = 64  # connections taken from the backlog in one go (at most a quarter of
+# the cap: reads come first, so a probe accepted in one burst is read before the next
+# bursts can push it out)
+PAUSE = 0.1  # seconds the thread rests when no descriptor can be had (EMFILE) and no
+# connection can make room: the backlog stays readable, and the loop would spin
+SAY_EVERY = 10.0  # seconds between two lines about connections that failed
 
 
-class _Waiting:
+class _Waiting(httpwire.Arriving):
     """A connection still sending its request: what came so far, and its deadline."""
 
-    __slots__ = ("data", "deadline", "head")
+    __slots__ = ("deadline",)
 
     def __init__(self, deadline: float) -> None:
-        self.data = bytearray()
+        super().__init__()
         self.deadline = deadline
-        self.head: httpwire.Head | None = None  # once parsed
 
 
 class UnixWSGIServer:
@@ -60,15 +66,21 @@ class UnixWSGIServer:
     turn it cancels."""
 
     def __init__(self, sock: socket.socket, app: Callable[..., Iterable[bytes]],
-                 quick: frozenset[str] = QUICK) -> None:
+                 quick: frozenset[str] = QUICK, *, inline: bool = False,
+                 max_waiting: int | None = None, name: str = "initd service") -> None:
         self.socket = sock  # already bound and listening: ours, or inherited
         self.quick = quick  # paths answered by the reading thread itself
+        self.inline = inline  # every path answered so (an app that only reads a dict)
+        self.max_waiting = MAX_WAITING if max_waiting is None else max_waiting
+        self.burst = max(1, min(ACCEPT_BURST, self.max_waiting // 4))
+        self.name = name  # who says a line about a failure
         self.socket.setblocking(False)
         self.app = app
         self._selector = selectors.DefaultSelector()
         self._waiting: dict[socket.socket, _Waiting] = {}  # oldest first
         self._buffered = 0  # bytes held for them (MAX_BUFFERED)
-        self._said_at = 0.0  # when accept's failure was last said
+        self._said_at = -SAY_EVERY  # when a failure was last said
+        self._say_lock = threading.Lock()  # (workers say too)
         self._queue: queue.SimpleQueue[tuple[socket.socket, dict[str, Any]] | None] = \
             queue.SimpleQueue()
         self._workers: list[threading.Thread] = []
@@ -84,28 +96,62 @@ class UnixWSGIServer:
     # --- the accepting thread
 
     def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """Until shutdown. Nothing a client sends, and no failure of one connection, ends
+        this loop (invariant 13): that connection is dropped and a line said, at most
+        one every SAY_EVERY seconds. (A head this thread could not parse once ended it,
+        and root's probe port never answered again.)"""
         self._selector.register(self.socket, selectors.EVENT_READ)
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         try:
             while not self._stop.is_set():
-                for key, _ in self._selector.select(min(poll_interval, 1.0)):
-                    if key.fileobj is self.socket:
-                        self._accept()
-                    elif key.fileobj == self._wake_r:
-                        continue
-                    else:
-                        self._read(key.fileobj)  # type: ignore[arg-type]
-                self._expire()
+                self._turn(min(poll_interval, 1.0))
         finally:
             self._stopped.set()
+
+    def _turn(self, timeout: float) -> None:
+        """One turn: what came on the connections first, then new connections (a probe
+        read before more connections can push it out), then the expired ones."""
+        try:
+            events = self._selector.select(timeout)
+        except OSError as err:  # (EINTR is retried by Python itself)
+            self._say("cannot wait for connections", err)
+            self._stop.wait(PAUSE)
+            return
+        accept = False
+        for key, _ in events:
+            if key.fileobj is self.socket:
+                accept = True
+            elif key.fileobj != self._wake_r:
+                self._guarded(self._read, key.fileobj)  # type: ignore[arg-type]
+        if accept:
+            self._guarded(self._accept)
+        self._guarded(self._expire)
+
+    def _guarded(self, work: Callable[..., object], conn: socket.socket | None = None) -> None:
+        """``work`` (on ``conn``); whatever it raises costs ``conn`` and a line, never the
+        thread."""
+        try:
+            work() if conn is None else work(conn)
+        except Exception as err:
+            if conn is not None:
+                self._drop(conn)
+            self._say("a connection failed: dropped", err)
+
+    def _say(self, what: str, err: BaseException) -> None:
+        """One line, at most every SAY_EVERY seconds: a flood costs no log."""
+        with self._say_lock:
+            now = time.monotonic()
+            if now - self._said_at < SAY_EVERY:
+                return
+            self._said_at = now
+        write_line(f"{self.name}: {what}: {type(err).__name__}: {shown(str(err))} "
+                   f"(said at most every {SAY_EVERY:.0f} s)")
 
     def shutdown(self) -> None:
         """From another thread: serve_forever returns; workers end after their request."""
         self._stop.set()
-        try:
+        with contextlib.suppress(OSError):
             os.write(self._wake_w, b"!")
-        except OSError:
-            pass
         self._stopped.wait()
 
     def server_close(self) -> None:
@@ -119,24 +165,27 @@ class UnixWSGIServer:
         os.close(self._wake_w)
 
     def _accept(self) -> None:
-        for _ in range(64):  # what is in the backlog now, in one go
+        for _ in range(self.burst):  # what is in the backlog now, a burst at a time
             try:
                 conn, _ = self.socket.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as err:  # EMFILE, ENFILE, ENOBUFS: the oldest makes room
-                if self._waiting:
+            except OSError as err:  # EMFILE, ENFILE, ENOBUFS: back-pressure, not a fault
+                if self._waiting:  # the oldest makes room
                     self._drop(next(iter(self._waiting)))
-                elif time.monotonic() - self._said_at > 10:  # (said, not spun on)
-                    self._said_at = time.monotonic()
-                    print(f"initd service: cannot accept a connection: {err}",
-                          file=sys.stderr, flush=True)
+                else:  # nothing of ours to give up: the backlog waits a moment
+                    self._say("cannot accept a connection", err)
+                    self._stop.wait(PAUSE)
                 return
-            if len(self._waiting) >= MAX_WAITING:  # the one sending longest makes room
+            if len(self._waiting) >= self.max_waiting:  # the one sending longest goes
                 self._drop(next(iter(self._waiting)))
-            conn.setblocking(False)
             self._waiting[conn] = _Waiting(time.monotonic() + READ_TIMEOUT)
-            self._selector.register(conn, selectors.EVENT_READ)
+            try:
+                conn.setblocking(False)
+                self._selector.register(conn, selectors.EVENT_READ)
+            except (OSError, ValueError) as err:  # (epoll's ENOMEM, ENOSPC: that one goes)
+                self._drop(conn)
+                self._say("cannot watch a connection", err)
 
     def _read(self, conn: socket.socket) -> None:
         waiting = self._waiting.get(conn)
@@ -167,7 +216,7 @@ class UnixWSGIServer:
         if environ is None:
             return  # more to come
         self._forget(conn)
-        if environ["PATH_INFO"] in self.quick:
+        if self.inline or environ["PATH_INFO"] in self.quick:
             self._respond(conn, environ)
             return
         if self._queue.qsize() >= MAX_QUEUED:  # (only this thread adds to it)
@@ -181,20 +230,12 @@ class UnixWSGIServer:
 
     def _request(self, waiting: _Waiting) -> dict[str, Any] | None:
         """The request's WSGI environ once it is all there; None while more is to come."""
-        if waiting.head is None:
-            end = waiting.data.find(b"\r\n\r\n")
-            if end < 0:
-                if len(waiting.data) > MAX_HEAD:
-                    raise httpwire.Refused(431, f"request line and headers over {MAX_HEAD} bytes")
-                return None
-            waiting.head = httpwire.parse_head(bytes(waiting.data[:end]))
-            del waiting.data[: end + 4]
-            self._buffered -= end + 4
-        length = waiting.head[4]
-        if 0 <= length <= MAX_BODY and len(waiting.data) < length:
-            return None  # the body is still coming (a bad length is the app's to refuse)
-        body = bytes(waiting.data[: max(0, min(length, MAX_BODY))])
-        return httpwire.wsgi_environ(self.base_environ, waiting.head, body)
+        held = len(waiting.data)
+        try:
+            whole = waiting.whole(MAX_BODY)
+        finally:
+            self._buffered -= held - len(waiting.data)  # (the head, once parsed)
+        return None if whole is None else httpwire.wsgi_environ(self.base_environ, *whole)
 
     def _expire(self) -> None:
         now = time.monotonic()
@@ -208,14 +249,13 @@ class UnixWSGIServer:
         waiting = self._waiting.pop(conn, None)
         if waiting is not None:
             self._buffered -= len(waiting.data)
-        try:
+        with contextlib.suppress(KeyError, ValueError):
             self._selector.unregister(conn)
-        except (KeyError, ValueError):
-            pass
 
     def _drop(self, conn: socket.socket) -> None:
         self._forget(conn)
-        conn.close()
+        with contextlib.suppress(OSError):
+            conn.close()
 
     # --- answers
 
@@ -234,7 +274,12 @@ class UnixWSGIServer:
             if item is None:
                 return
             conn, environ = item
-            self._respond(conn, environ)
+            try:
+                self._respond(conn, environ)
+            except Exception as err:  # (the app's errors are answered: this is ours)
+                with contextlib.suppress(OSError):
+                    conn.close()
+                self._say("an answer failed", err)
 
     def _respond(self, conn: socket.socket, environ: dict[str, Any]) -> None:
         httpwire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)

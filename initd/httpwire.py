@@ -1,12 +1,14 @@
-"""HTTP/1.0 as the control API speaks it, one request per connection: a request's head
-parsed, its WSGI environ made, the app run and its answer written, then the connection
-closed. No buffering and no threads here: when a request is whole, and which thread
-answers it, is the server's (httpd)."""
+"""HTTP/1.0 as the control API speaks it, one request per connection: a request's bytes
+as they come until it is whole (Arriving), its head parsed, its WSGI environ made, the
+app run and its answer written, then the connection closed. No sockets read and no
+threads here: which connection is read when, and which thread answers, are the
+server's (httpd)."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import sys
 from collections.abc import Callable, Iterable
@@ -15,9 +17,19 @@ from typing import Any
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
            409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content",
            431: "Request Header Fields Too Large", 500: "Internal Server Error",
-           503: "Service Unavailable"}
+           501: "Not Implemented", 503: "Service Unavailable"}
 
 Head = tuple[str, str, str, dict[str, str], int]  # parse_head's
+MAX_HEAD = 16 * 1024  # request line and headers (the API's are a few hundred bytes)
+MAX_FIELDS = 100  # header lines (curl sends 3, a kubelet 4)
+MAX_LENGTH_DIGITS = 18  # Content-Length: below 10**18 is an int of 8 bytes; int() of
+# 5,000 digits raised (CPython's 4,300-digit limit) and killed the reading thread
+SINGLE = ("content-length", "transfer-encoding", "host")  # twice: a smuggling attempt
+METHOD = re.compile(r"[A-Za-z]{1,16}")  # (str.isalpha() alone passes "é")
+TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # a header's name (RFC 9110)
+TARGET = re.compile(r"/[\x21-\x7e]*")  # origin-form: visible ASCII, from a /
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a header value (HTAB may be)
+CONTROL_IN_PATH = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # once %-decoded
 
 
 class Refused(Exception):
@@ -29,28 +41,102 @@ class Refused(Exception):
 
 
 def parse_head(raw: bytes) -> Head:
-    """(method, path, query, headers in lower case, Content-Length or -1 if none/bad)."""
-    try:
-        text = raw.decode("latin-1")
-    except UnicodeDecodeError:  # (latin-1 decodes any byte)
-        raise Refused(400, "not an HTTP request") from None
+    """(method, path, query, headers in lower case, Content-Length or 0 if none), or
+    Refused. Total: whatever the bytes (anyone on the network sends them to root's probe
+    port), a Head or Refused, never another exception, and in time linear in their size.
+    The messages name what is wrong, never the data."""
+    if len(raw) > MAX_HEAD:
+        raise Refused(431, f"request line and headers over {MAX_HEAD} bytes")
+    text = raw.decode("latin-1")  # (any byte is a latin-1 character: PEP 3333's choice)
     line, _, rest = text.partition("\r\n")
-    parts = line.split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1.") or not parts[0].isalpha():
-        raise Refused(400, "not an HTTP/1.x request line")
-    method, target = parts[0], parts[1]
+    method, target = _request_line(line)
     path, _, query = target.partition("?")
-    headers: dict[str, str] = {}
-    for field in rest.split("\r\n") if rest else ():
-        name, colon, value = field.partition(":")
-        if not colon or not name or name != name.strip():
-            raise Refused(400, "a header line is not 'Name: value'")
-        headers[name.lower()] = value.strip()
-    length_text = headers.get("content-length", "")
-    length = int(length_text) if length_text.isdigit() else (0 if not length_text else -1)
     from urllib.parse import unquote  # (only once a request comes: not at every boot)
 
-    return method, unquote(path), query, headers, length
+    path = unquote(path)  # (errors="replace": total)
+    if CONTROL_IN_PATH.search(path):
+        raise Refused(400, "a control character in the path")
+    headers = _fields(rest)
+    if "transfer-encoding" in headers:  # chunked bodies are not spoken here
+        raise Refused(501, "Transfer-Encoding is not supported: send Content-Length")
+    return method, path, query, headers, _length(headers.get("content-length"))
+
+
+def _request_line(line: str) -> tuple[str, str]:
+    """``METHOD /target HTTP/1.x``: the method and the target."""
+    parts = line.split(" ")
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1"):
+        raise Refused(400, "not an HTTP/1.x request line")
+    method, target, _ = parts
+    if not METHOD.fullmatch(method):
+        raise Refused(400, "not an HTTP method")
+    if not TARGET.fullmatch(target):
+        raise Refused(400, "the request target is not a path of visible ASCII")
+    return method, target
+
+
+def _fields(rest: str) -> dict[str, str]:
+    """Header lines as {name in lower case: value}; a name seen twice has its values
+    joined by ", " (RFC 9110 5.3), except the ones a request may carry once."""
+    headers: dict[str, str] = {}
+    lines = rest.split("\r\n") if rest else []
+    if len(lines) > MAX_FIELDS:
+        raise Refused(431, f"over {MAX_FIELDS} header lines")
+    for field in lines:
+        name, colon, value = field.partition(":")
+        if not colon or not TOKEN.fullmatch(name):  # (a space before the colon, a fold)
+            raise Refused(400, "a header line is not 'Name: value'")
+        value = value.strip(" \t")
+        if CONTROL.search(value):  # a bare CR or LF among them: a smuggled line
+            raise Refused(400, "a control character in a header value")
+        key = name.lower()
+        if key not in headers:
+            headers[key] = value
+        elif key in SINGLE:
+            raise Refused(400, f"more than one {key} header")
+        else:
+            headers[key] += ", " + value
+    return headers
+
+
+def _length(text: str | None) -> int:
+    """Content-Length: ASCII digits, a few of them ("²".isdigit() is True, and int() of
+    it raised in the reading thread)."""
+    if text is None:
+        return 0
+    if not 0 < len(text) <= MAX_LENGTH_DIGITS or not text.isascii() or not text.isdigit():
+        raise Refused(400, "Content-Length is not a number of bytes")
+    return int(text)
+
+
+class Arriving:
+    """One request as its bytes come (the server adds each read to ``data``): whole once
+    its head and as much body as its Content-Length says are in."""
+
+    __slots__ = ("data", "head", "scanned")
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.head: Head | None = None  # once parsed (its bytes then leave ``data``)
+        self.scanned = 0  # bytes known to hold no end of the head: a slowloris's every
+        # byte would otherwise search again all that it sent before
+
+    def whole(self, max_body: int) -> tuple[Head, bytes] | None:
+        """The head and the body (at most ``max_body`` bytes of it: a larger one is the
+        app's to refuse) once they are there; None while more is to come; Refused."""
+        if self.head is None:
+            end = self.data.find(b"\r\n\r\n", self.scanned)
+            if end < 0:
+                if len(self.data) > MAX_HEAD:
+                    raise Refused(431, f"request line and headers over {MAX_HEAD} bytes")
+                self.scanned = max(0, len(self.data) - 3)
+                return None
+            self.head = parse_head(bytes(self.data[:end]))
+            del self.data[: end + 4]
+        length = self.head[4]
+        if length <= max_body and len(self.data) < length:
+            return None  # the body is still coming
+        return self.head, bytes(self.data[: min(length, max_body)])
 
 
 def wsgi_environ(base: dict[str, Any], head: Head, body: bytes) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Standard library only, and small: this process lives as long as the container. It has
 exactly one child, the supervisor (forked, so heavy imports happen only over there), and
 it is the only process in initd that calls ``waitpid(-1)``, here and in its last sweep
-(DESIGN.md invariant 1: a ``waitpid(-1)`` loop beside ``subprocess`` steals exit
+(ARCHITECTURE.md, invariant 1: a ``waitpid(-1)`` loop beside ``subprocess`` steals exit
 statuses, and CPython then reports a failed child as exit 0).
 
 The loop is tini's and dumb-init's: block the signals we handle, wait for one with

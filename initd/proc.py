@@ -1,6 +1,6 @@
 """Spawning and stopping children: the one module that starts them and waits for them.
 
-Every child (DESIGN.md invariant 2) starts in its own process group, with default signal
+Every child (ARCHITECTURE.md, invariant 2) starts in its own process group, with default signal
 dispositions and an empty signal mask, an explicit cwd, and stdin from /dev/null unless
 told otherwise. We use subprocess's fork+exec path, not ``os.posix_spawn``: on this
 Debian's glibc 2.36 posix_spawn leaves real-time signals 32 and 33 ignored in the child
@@ -8,7 +8,7 @@ even with ``setsigdef``. The caller's own mask must be empty when it spawns (the
 supervisor unblocks before it starts anything), because fork+exec inherits it.
 
 Waiting uses a pidfd per child, so a supervisor can wait for a child and for signals in
-one ``select`` and never waits for "any child" (that reaping is PID 1's alone).
+one ``poll`` (wait_fds) and never waits for "any child" (that reaping is PID 1's alone).
 
 Here: spawn, the running Child, and stop. Beside it: procspec (the Spec and environment
 a child is started with), procfs (what /proc says of a pid) and leftovers (stopping what
@@ -18,18 +18,21 @@ a dead child left behind). Their public names stay importable from here: ``proc.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import select
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from initd import VERBS, limits
 from initd.errors import InitdError, shown
 from initd.leftovers import KILL_SETTLE as KILL_SETTLE
 from initd.leftovers import stop_leftover_group as stop_leftover_group
-from initd.leftovers import stop_session as stop_session
+from initd.leftovers import stop_session as _stop_session
+from initd.pid1log import write_line
 from initd.procfs import proc_groups
 from initd.procfs import real_uid as real_uid
 from initd.procfs import start_ticks as start_ticks
@@ -40,6 +43,23 @@ from initd.procspec import STDOUT as STDOUT
 from initd.procspec import Spec as Spec
 from initd.procspec import environment as environment
 from initd.users import Account
+
+LIMIT_WAIT = 30.0  # seconds a stop of what a session left waits for a descriptor (EMFILE)
+
+
+def wait_fds(read: Iterable[Any], timeout: float | None, write: int | None = None) -> set[int]:
+    """The descriptors (ints, or objects with a fileno) of ``read`` that became readable
+    (or hung up), and ``write`` once writable, within ``timeout`` s (None: until one is).
+    poll, never select (invariant 13): select raises for a descriptor above 1023, and poll
+    makes no descriptor of its own (epoll does), so it works at the limit (EMFILE) too."""
+    poller = select.poll()
+    for fd in read:
+        poller.register(fd, select.POLLIN | select.POLLPRI)
+    if write is not None:
+        poller.register(write, select.POLLOUT)
+    # (milliseconds rounded up: a wait of 0.4 ms must not become a poll that spins)
+    return {fd for fd, _ in poller.poll(None if timeout is None else
+                                        max(0, math.ceil(timeout * 1000)))}
 
 
 class ExecFailed(InitdError):
@@ -62,7 +82,7 @@ class Child:
         self.denied = False  # a signal was refused (EPERM: no CAP_KILL over its uid)
 
     def fileno(self) -> int:
-        """Readable once the child has exited: lets ``select`` wait for it."""
+        """Readable once the child has exited: lets ``poll`` wait for it."""
         return self.pidfd
 
     def poll(self) -> int | None:
@@ -75,7 +95,7 @@ class Child:
 
     def wait(self, timeout: float | None) -> int | None:
         if self.poll() is None:
-            select.select([self], [], [], timeout)
+            wait_fds([self], timeout)
         return self.poll()
 
     def signal_group(self, sig: int) -> bool:
@@ -94,7 +114,11 @@ class Child:
         kill(0) still succeeds on a group of zombies."""
         if not self.signal_group(0):
             return False
-        return any(pgrp == self.pgid and state not in "ZX" for state, pgrp in proc_groups())
+        try:
+            groups = proc_groups()
+        except OSError:  # /proc unreadable (EMFILE): alive, so a stop goes on to KILL
+            return True
+        return any(pgrp == self.pgid and state not in "ZX" for state, pgrp in groups)
 
 
 def spawn(spec: Spec) -> Child:
@@ -129,10 +153,27 @@ def spawn(spec: Spec) -> Child:
     except ValueError as err:  # a NUL byte in an argument or a variable (Popen checks)
         raise ExecFailed(f"{shown(spec.argv[0])}: cannot be started: {err} in its arguments "
                          "or environment", 126) from None
-    child = Child(popen)
+    try:
+        child = Child(popen)
+    except OSError as err:  # no pidfd (EMFILE): never a child left running unwatched
+        _abandon(popen)
+        raise InitdError(f"cannot watch {shown(spec.argv[0])} once started: {err.strerror}"
+                         " (stopped it)") from None
     if spec.terminal:
         give_terminal(child)
     return child
+
+
+def _abandon(popen: subprocess.Popen[bytes]) -> None:
+    """A child just started that cannot be watched: killed with its group, reaped."""
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)  # (its own group, or session: the same id)
+        popen.wait()
+    except OSError:  # not ours to signal (no CAP_KILL): PID 1's last sweep ends it
+        pass
+    for stream in (popen.stdin, popen.stdout, popen.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def _already(account: Account) -> bool:
@@ -213,7 +254,7 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
             break
         if code is None and meanwhile is not None:
             fd, act = meanwhile
-            if fd in select.select([child.fileno(), fd], [], [], min(left, 0.1))[0]:
+            if fd in wait_fds([child, fd], min(left, 0.1)):
                 act()
         elif code is None:
             child.wait(min(left, 0.1))
@@ -236,6 +277,23 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
     while child.group_alive() and time.monotonic() < until:
         time.sleep(0.005)
     return code
+
+
+def stop_session(sid: int, uid: int | None, grace: float) -> int:
+    """leftovers.stop_session, which lists /proc: at the descriptor limit (EMFILE, ENFILE:
+    a flood on the probe port under a small limit) it waits for one, up to LIMIT_WAIT,
+    rather than leave the session's processes running or raise in root's worker."""
+    deadline = time.monotonic() + LIMIT_WAIT
+    while True:
+        try:
+            return _stop_session(sid, uid, grace)
+        except OSError as err:
+            if err.errno not in (errno.EMFILE, errno.ENFILE):
+                raise
+            if time.monotonic() >= deadline:
+                write_line(f"initd: cannot stop what session {sid} left: {err.strerror}")
+                return 0
+        time.sleep(0.1)
 
 
 def exit_status(returncode: int) -> int:

@@ -75,14 +75,20 @@ def _exchange(sock: _socket.socket, request: bytes,
     status_line, *fields = head.decode("latin-1").split("\r\n")
     parts = status_line.split(" ", 2)
     if not gap or len(parts) < 2 or not parts[0].startswith("HTTP/") \
-            or not parts[1].isdigit():
+            or not _number(parts[1], 3):
         raise Incomplete("no whole answer")
     for field in fields:
         name, _, value = field.partition(":")
-        if name.strip().lower() == "content-length" and value.strip().isdigit() \
+        if name.strip().lower() == "content-length" and _number(value.strip(), 18) \
                 and len(body) < int(value):
             raise Incomplete(f"{len(body)} of {int(value)} bytes")
     return int(parts[1]), body
+
+
+def _number(text: str, digits: int) -> bool:
+    """ASCII digits only, at most ``digits`` of them: the answer is the service's, and the
+    service is the agent's ("²".isdigit() is true, and int("²") raises)."""
+    return 0 < len(text) <= digits and text.isascii() and text.isdigit()
 
 
 def new_key() -> str:
@@ -180,6 +186,21 @@ def _failure(err: Exception, where: str, timeout: float | None) -> InitdError:
         return InitdError(f"no answer from the hook service at {where}{within} (starting, "
                           "restarting, or busy)")
     return InitdError(f"the hook service at {where}: {getattr(err, 'strerror', None) or err}")
+
+
+def trust_verdict(key: str, digest: str) -> str | None:
+    """Whether a person approved ``digest`` for ``key``, for the agent's own processes
+    (the store is root's alone): asked of the hook service, which asks root. None when
+    approved; a service that cannot be asked is a refusal, never an approval."""
+    try:
+        status, answer = call("POST", "/v1/trust", {"key": key, "digest": digest},
+                              timeout=30)
+    except InitdError as err:
+        return f"not trusted: not checked ({err})"
+    if status == 200 and isinstance(answer, dict) and answer.get("trusted") is True:
+        return None
+    why = answer.get("why") if isinstance(answer, dict) else None
+    return str(why or f"not trusted: the hook service said {reason(answer)}")
 
 
 def reason(answer: object) -> str:

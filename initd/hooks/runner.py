@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import select
 import signal
 import threading
 import time
@@ -191,11 +190,10 @@ def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[byt
         if mark is not None:
             wait = min(wait, max(0.0, mark[0] - now))
         waits = [*readers, *([child.pidfd] if child.pidfd >= 0 else [])]
-        readable, writable, _ = select.select(waits, [] if writer is None else [writer], [],
-                                              wait)
-        if writer is not None and writable:
+        ready = proc.wait_fds(waits, wait, writer)
+        if writer is not None and writer in ready:
             writer, pending = _feed(child, writer, pending)
-        for fd in readable:
+        for fd in ready:
             if fd in readers:
                 chunk = os.read(fd, 65536)
                 if chunk:

@@ -6,7 +6,14 @@ waits on the hook service or the agent's traffic on the control socket.
 ``/healthz``: 200 while initd supervises (its state in the body). ``/readyz``: 200 once
 the agent is ready, 503 with the reason before, while it restarts and once initd stops,
 so traffic leaves during the grace period. Standard library only; the server is the
-control API's (one thread reads requests, probes are answered at once)."""
+control API's (one thread reads requests), answering every request itself.
+
+The port listens on every interface, so anyone who reaches the pod may send anything
+here, to root (invariant 13): heads are parsed by a total parser (httpwire: a 400, never
+an exception), and at most MAX_WAITING connections are held while they send their
+request: past it, the one sending longest is dropped, so a flood of half-open
+connections costs root no more descriptors than that, and a probe (which sends its
+request at once) still gets through."""
 
 from __future__ import annotations
 
@@ -20,23 +27,29 @@ from initd import httpd
 from initd.errors import InitdError
 from initd.ready import readiness
 
-PATHS = frozenset(("/healthz", "/readyz"))
+MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's): the control socket
+# holds 1,024; 1,100 half-open connections here once filled root's 1,024 descriptors, and
+# the hook service's restart (a socketpair) took the supervisor down with EMFILE
+BACKLOG = 1024  # connections not yet accepted: the kernel's, not root's descriptors. With
+# 64, 1,100 clients reconnecting as fast as they could kept the queue full: a probe's SYN
+# was dropped and sent again a second later (p99 1 s; 47 ms with 1,024, same flood)
 
 
 class Probes:
     def __init__(self, port: int) -> None:
         self.state: dict[str, Any] = {"initd": {"phase": "starting"}, "agent": None}
         try:
-            listener = socket.create_server(("", port), backlog=httpd.BACKLOG,
+            listener = socket.create_server(("", port), backlog=BACKLOG,
                                             family=socket.AF_INET6, dualstack_ipv6=True)
         except OSError:  # no IPv6 here: IPv4 alone
             try:
-                listener = socket.create_server(("", port), backlog=httpd.BACKLOG)
+                listener = socket.create_server(("", port), backlog=BACKLOG)
             except OSError as err:
                 raise InitdError(f"cannot serve probes on port {port}: {err.strerror} "
                                  "(--health-port/INITD_HEALTH_PORT)") from None
         self.port = listener.getsockname()[1]
-        self.httpd = httpd.UnixWSGIServer(listener, self.app, quick=PATHS)
+        self.httpd = httpd.UnixWSGIServer(listener, self.app, inline=True,
+                                          max_waiting=MAX_WAITING, name="initd probes")
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="probes",
                                        daemon=True)
         self.thread.start()

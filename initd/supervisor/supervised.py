@@ -60,8 +60,8 @@ class Supervised:
         straight to an exit when exec fails (127/126)."""
         self.starts += 1
         self.started_at, self.ready_at = time.time(), None
-        spec = self.make_spec()
         try:
+            spec = self.make_spec()  # (the hook service's channel: EMFILE is an InitdError)
             self.child = proc.spawn(spec)
         except proc.ExecFailed as err:
             # One plain line, whatever the log format, as tini says it: what to fix.
@@ -70,8 +70,9 @@ class Supervised:
             self._exited(err.exit_code, ran_for=0.0)
             return
         except InitdError as err:  # no fork (a pids cgroup at its limit), no memory, no
-            # working directory: initd's own failure (125), and the restart policy decides
-            # (the hook service's: always, with the backoff), never the supervisor's death
+            # working directory, no descriptor (EMFILE): initd's own failure (125), and the
+            # restart policy decides (the hook service's: always, with the backoff), never
+            # the supervisor's death
             write_line(f"initd: {err}")
             self.log.info("could not start", error=str(err), code=125)
             self._exited(125, ran_for=0.0)
@@ -84,10 +85,10 @@ class Supervised:
 
             try:
                 self.probe = readiness.Probe(self.ready_check)
-            except RuntimeError as err:  # no thread to probe with: a pids limit reached
-                self.log.warning("readiness not probed (cannot start a thread: a pids "
-                                 "limit?): the agent counts as ready once started",
-                                 error=str(err))
+            except (RuntimeError, OSError) as err:  # no thread (a pids limit), no pipe
+                self.log.warning("readiness not probed (cannot start a thread or make a "
+                                 "pipe: a pids or descriptor limit?): the agent counts as "
+                                 "ready once started", error=str(err))
                 self.mark_ready()
         elif not self.announces_ready:
             self.mark_ready()
@@ -104,7 +105,7 @@ class Supervised:
                           after_ms=round((self.ready_at - (self.started_at or 0)) * 1000, 1))
 
     def waitables(self) -> list[Any]:
-        """What ``select`` should watch for this child: its pidfd, its readiness probe."""
+        """What the loop's ``poll`` watches for this child: its pidfd, its readiness probe."""
         return [w for w in (self.child, self.probe) if w is not None]
 
     def timeout(self) -> float | None:
@@ -132,9 +133,13 @@ class Supervised:
         if self.child is not None:
             self.child.signal_group(sig)
 
-    def stop(self, sig: int, signals: SignalChannel | None = None) -> int:
-        """-> STOPPING -> EXITED: ``sig`` to the group, grace, KILL. Returns the code.
-        With ``signals``, whatever arrives meanwhile goes to the group as well."""
+    def stop(self, sig: int, signals: SignalChannel | None = None,
+             grace: float | None = None) -> int:
+        """-> STOPPING -> EXITED: ``sig`` to the group, grace (its own, or ``grace``:
+        what is left of initd's), KILL. Returns the code. With ``signals``, whatever
+        arrives meanwhile goes to the group as well."""
+        if grace is not None:
+            self.grace = grace  # (from now on: stopping what it left, too)
         self._drop_probe()
         if self.child is not None:
             self.state = State.STOPPING

@@ -52,6 +52,12 @@ while True:
             pass
     elif mode == "garbage":
         conn.sendall(b"\x00\xff not http at all\r\n\r\n")
+    elif mode == "superscript status":  # latin-1 "²": .isdigit() is true, int() raises
+        conn.sendall(b"HTTP/1.0 \xb200 OK\r\nContent-Length: 2\r\n\r\n{}")
+    elif mode == "superscript length":
+        conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: \xb2\r\n\r\n{}")
+    elif mode == "5000 digits":
+        conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n{}")
     conn.close()
 """
 
@@ -114,7 +120,7 @@ def test_escapes_in_a_ready_answer_never_reach_the_output(serve) -> None:  # typ
     assert out.stderr.startswith("initd: the answer is not shown")
 
 
-@pytest.mark.parametrize("mode", ["huge", "garbage"])
+@pytest.mark.parametrize("mode", ["huge", "garbage", "superscript status"])
 def test_a_huge_or_garbled_answer_is_one_line(serve, mode: str) -> None:  # type: ignore[no-untyped-def]
     path = serve(mode)
     for verb in ("ready", "health"):
@@ -123,3 +129,14 @@ def test_a_huge_or_garbled_answer_is_one_line(serve, mode: str) -> None:  # type
         assert len(out.stderr.splitlines()) == 1, out.stderr
         assert out.stderr.startswith(f"initd: the hook service at {path} stopped in the "
                                      "middle of its answer")
+
+
+@pytest.mark.parametrize("mode", ["superscript length", "5000 digits"])
+def test_a_length_that_is_not_a_number_is_no_traceback(serve, mode: str) -> None:  # type: ignore[no-untyped-def]
+    """What is not 1-18 ASCII digits is no length: the answer ends with the connection,
+    as HTTP/1.0's does, and root's probe reads it; it never raises."""
+    path = serve(mode)
+    for verb in ("ready", "health"):
+        out, _ = as_root(verb, "--socket", path, "--timeout", "30")
+        assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) <= 1, out.stderr
+        assert out.returncode in (0, 1), out
