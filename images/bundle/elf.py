@@ -1,7 +1,8 @@
-"""The two facts about an ELF file's symbol versions build.py needs, read with struct
-(no binutils on the machine that builds the bundle): which glibc versions the loader
-will insist on, and marking a version reference no symbol uses any more as weak (the
-loader then lets a glibc without it load the file, as ld does for weak references)."""
+"""The facts about an ELF file's dynamic symbols build.py needs, read with struct (no
+binutils on the machine that builds the bundle): which glibc versions the loader will
+insist on; marking a version reference no symbol uses any more as weak (the loader then
+lets a glibc without it load the file, as ld does for weak references); and marking an
+undefined symbol weak (a glibc without it binds it to 0 instead of refusing the file)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+SHT_DYNSYM = 11
 SHT_GNU_VERNEED = 0x6FFFFFFE
 SHT_GNU_VERSYM = 0x6FFFFFFF
 VER_FLG_WEAK = 0x2
+STB_WEAK = 2
 
 
 def _sections(data: bytes) -> list[tuple[int, int, int, int]]:
@@ -77,4 +80,22 @@ def weaken_unused_versions(path: Path) -> None:
     for at, _, flags, index in list(_needs(bytes(data))):
         if index not in used:
             struct.pack_into("<H", data, at, flags | VER_FLG_WEAK)
+    path.write_bytes(bytes(data))
+
+
+def weaken_symbols(path: Path, names: set[str]) -> None:
+    """Mark each undefined dynamic symbol of ``names`` weak (its binding, st_info's top
+    four bits): a glibc that has no such function still loads the file."""
+    data = bytearray(path.read_bytes())
+    sections = _sections(bytes(data))
+    dynsym = _of_type(sections, SHT_DYNSYM)
+    if dynsym is None:
+        return
+    _, offset, size, link = dynsym
+    strings = sections[link][1]
+    for at in range(offset, offset + size, 24):  # Elf64_Sym
+        name, info, _, shndx = struct.unpack_from("<IBBH", data, at)
+        end = data.index(b"\0", strings + name)
+        if shndx == 0 and data[strings + name:end].decode() in names:
+            data[at + 4] = STB_WEAK << 4 | info & 0xF
     path.write_bytes(bytes(data))

@@ -5,7 +5,7 @@ command with ``{file}`` runs once per matching file), and Claude Code's matcher 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from initd.events.model import Command, EventHook, Shell
@@ -24,14 +24,17 @@ def applies(hook: EventHook, payload: dict[str, Any]) -> bool:
     return not hook.pattern or bool(event_files(hook.pattern, payload_files(payload)))
 
 
-def deduplicated(hooks: Iterable[EventHook], payload: dict[str, Any]) -> list[EventHook]:
+def deduplicated(hooks: Iterable[EventHook], payload: dict[str, Any],
+                 refused: Callable[[EventHook], bool] = lambda hook: False
+                 ) -> list[EventHook]:
     """The hooks, less a Claude Code command that an earlier one of the event, matching too,
     runs already (Claude Code de-duplicates identical commands: a command in both the
-    user's and the project's settings runs once)."""
+    user's and the project's settings runs once). A ``refused`` hook (trust) is kept as
+    it is, its filters never evaluated, and stands for no other."""
     seen: set[Command] = set()
     kept = []
     for hook in hooks:
-        if isinstance(hook.spec, Command) and applies(hook, payload):
+        if not refused(hook) and isinstance(hook.spec, Command) and applies(hook, payload):
             if hook.spec in seen:
                 continue
             seen.add(hook.spec)

@@ -4,29 +4,32 @@ handler's ``if``, as https://code.claude.com/docs/en/hooks and /en/permissions g
 ``matcher``: ``"*"``, ``""`` or none match every occurrence; only letters, digits, ``_``
 and ``|`` is an exact name or a ``|`` list of them (``Edit|Write``); anything else is a
 regular expression *searched* in the value, as JavaScript's ``RegExp.test`` does
-(``^Notebook``, ``mcp__.*``), read by Python's ``re``. It is tested on the event's own
-field: the tool name, SessionStart's ``source``, SessionEnd's ``reason``, PreCompact's
-``trigger``, Notification's ``notification_type``, SubagentStop's ``agent_type``; the other
-events have none (their matcher is ignored, as Claude Code ignores it). A payload without
-that field matches only a matcher that matches everything.
+(``^Notebook``, ``mcp__.*``). It is tested on the event's own field: the tool name,
+SessionStart's ``source``, SessionEnd's ``reason``, PreCompact's ``trigger``,
+Notification's ``notification_type``, SubagentStop's ``agent_type``; the other events
+have none (their matcher is ignored, as Claude Code ignores it). A payload without that
+field matches only a matcher that matches everything.
+
+The regular expressions run in the hook service on every event, on values the agent
+writes, so they are RE2's (google-re2): linear in the value, whatever the pattern, with
+no backtracking to exploit (``(a?){40}a{40}`` is as cheap as ``a``). RE2 reads
+JavaScript's ordinary syntax, named groups included, and ``$`` is the end of the value as
+in JavaScript; a pattern it cannot compile (a lookaround ``(?=…)``, a backreference
+``\1``, a repeat over 1000) is a load error naming the file, the group and the key. It is
+imported where a pattern is first compiled: the hook service and the CLI's hook verbs.
 
 ``if`` (tool events only; on any other event a hook with ``if`` never runs): permission
 rule syntax. ``Bash(git commit *)`` (or the ``:*`` spelling ``Bash(git commit:*)``) is
 ``git commit`` alone or followed by a space; ``*`` anywhere matches any text;
-``Bash(npm test)`` is that command exactly; ``Bash`` and ``Bash(*)`` any. A compound
-command matches when the whole of it, or any one command in it (split at unquoted
-``&& || ; | &`` and newlines, leading ``NAME=value`` assignments left out) does: a check
-must not be skipped by writing ``cd x && rm -rf y``. ``Edit(*.ts)``, ``Read(//etc/**)``:
-gitignore-style paths (``//`` absolute, ``~/`` the home, ``/`` the project, a name
-without ``/`` at any depth); ``Edit`` covers Write, MultiEdit and NotebookEdit, ``Read``
-covers Glob, Grep and NotebookRead. ``WebFetch(domain:*.example.com)``. ``mcp__server``
-is every tool of that server.
-
-Regular expressions run in the hook service for every event, on a payload the agent
-writes, so one that could backtrack for ever is refused when it loads: at most
-PATTERN_LIMIT characters and UNBOUNDED_LIMIT unbounded repeats, none of them applied to
-a group that itself repeats or alternates (``(a+)+``, ``(a|b)*``), and a value longer
-than SUBJECT_LIMIT characters (no tool name is) never matches one.
+``Bash(npm test)`` is that command exactly; ``Bash`` and ``Bash(*)`` any. A Bash rule is
+tested on every simple command anywhere in the command, as a shell parser reads it, and
+on what its wrappers run (shellwords.py, wrappers.py); it matches when one of them does,
+and when the command cannot be read (fail closed: the hook runs, as Claude Code runs it
+"when the command is too complex to parse"). ``Edit(*.ts)``, ``Read(//etc/**)``:
+gitignore-style paths (``//`` absolute, ``~/`` the home, ``/`` the project, a name without
+``/`` at any depth); ``Edit`` covers Write, MultiEdit and NotebookEdit, ``Read`` covers
+Glob, Grep and NotebookRead. ``WebFetch(domain:*.example.com)``. ``mcp__server`` is every
+tool of that server.
 """
 
 from __future__ import annotations
@@ -37,11 +40,15 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-PATTERN_LIMIT = 256
-UNBOUNDED_LIMIT = 3
-SUBJECT_LIMIT = 128
+from initd.events import wildcards
+
+if TYPE_CHECKING:
+    import re2
+
+PATTERN_LIMIT = 256  # characters of a matcher's regular expression
+STEP_LIMIT = 200_000  # characters one rule steps through on a command with holes
 FIELDS = {"pre_tool": "tool_name", "post_tool": "tool_name", "post_tool_failure": "tool_name",
           "session_start": "source", "session_end": "reason", "pre_compact": "trigger",
           "notification": "notification_type", "subagent_stop": "agent_type"}
@@ -53,8 +60,6 @@ _PATH_TOOLS: dict[str, tuple[str, ...]] = {
     "Read": ("Read", "Glob", "Grep", "NotebookRead")}
 _PATH_TOOLS.update({tool: (tool,) for tool in ("Write", "MultiEdit", "NotebookEdit", "Glob",
                                                "Grep", "NotebookRead")})
-_ASSIGNMENT = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+")
-_OPERATORS = ("&&", "||", ";", "|", "&", "\n")
 
 
 class MatcherError(ValueError):
@@ -83,7 +88,10 @@ class Matcher(NamedTuple):
             return False
         if self.names:
             return value in self.names
-        return len(value) <= SUBJECT_LIMIT and _compiled(self.regex).search(value) is not None
+        try:
+            return _compiled(self.regex or "").search(value) is not None
+        except UnicodeEncodeError:  # a lone surrogate ("\ud800" is valid JSON): the
+            return True  # value cannot be searched, so the hook runs (fail closed)
 
 
 def matcher(event: str, text: str, rule: str | None, root: str, home: str) -> Matcher:
@@ -102,74 +110,31 @@ def matcher(event: str, text: str, rule: str | None, root: str, home: str) -> Ma
 
 
 def regex_problem(text: str) -> str | None:
-    """Why ``text`` cannot be a matcher's regular expression, or None."""
+    """Why ``text`` cannot be a matcher's regular expression (RE2's own words), or None."""
     if len(text) > PATTERN_LIMIT:
         return f"a regular expression of {len(text)} characters: at most {PATTERN_LIMIT}"
+    import re2
+
     try:
-        re.compile(text)
-    except re.error as err:
-        return f"not a regular expression initd can read ({err})"
-    return _backtracking(text)
-
-
-def _backtracking(text: str) -> str | None:
-    """A repeat over a group that repeats or alternates, or too many unbounded repeats:
-    either can make a search take exponential (or high-polynomial) time."""
-    groups: list[list[bool]] = [[False, False]]  # per open group: repeats, alternates
-    closed: tuple[bool, bool] | None = None  # the group just closed, if a quantifier follows
-    unbounded = at = 0
-    while at < len(text):
-        char, after = text[at], None
-        if char == "\\":
-            at += 2
-        elif char == "[":
-            at = _class_end(text, at)
-        elif char == "(":
-            groups.append([False, False])
-            at += 1
-            if text.startswith("?", at):  # (?:, (?=, (?P<name>: not a quantifier
-                at += 1
-        elif char == ")":
-            inner = groups.pop() if len(groups) > 1 else [False, False]
-            groups[-1][0] |= inner[0]
-            groups[-1][1] |= inner[1]
-            after, at = (inner[0], inner[1]), at + 1
-        elif char == "|":
-            groups[-1][1] = True
-            at += 1
-        elif char in "*+{":
-            end = text.find("}", at) + 1 if char == "{" else at + 1
-            if char == "{" and (end == 0 or not re.fullmatch(r"\{\d*,?\d*\}", text[at:end])):
-                at, closed = at + 1, None  # a literal brace
-                continue
-            if closed is not None and (closed[0] or closed[1]):
-                return ("a repeated group that itself repeats or alternates (like (a+)+ or "
-                        "(a|b)*) can take exponential time: write it without the nesting")
-            unbounded += 1
-            groups[-1][0] = True
-            at = end + (1 if text.startswith(("?", "+"), end) else 0)  # lazy, possessive
-        else:
-            at += 1
-        closed = after
-    if unbounded > UNBOUNDED_LIMIT:
-        return (f"{unbounded} repeats (*, + or {{n,m}}): at most {UNBOUNDED_LIMIT}, so that "
-                "a search cannot take high-polynomial time")
+        _compiled(text)
+    except re2.error as err:
+        reason = err.args[0] if err.args else err
+        if isinstance(reason, bytes):
+            reason = reason.decode(errors="replace")
+        return (f"not a regular expression RE2 can run ({reason}): initd runs matchers "
+                "in linear time, without lookarounds or backreferences")
+    except UnicodeEncodeError:
+        return "not a regular expression RE2 can run (a lone surrogate)"
     return None
 
 
-def _class_end(text: str, at: int) -> int:
-    """The position after a character class ``[...]`` that starts at ``at``."""
-    at += 1
-    at += 1 if text.startswith("^", at) else 0
-    at += 1 if text.startswith("]", at) else 0
-    while at < len(text) and text[at] != "]":
-        at += 2 if text[at] == "\\" else 1
-    return at + 1
-
-
 @functools.lru_cache(maxsize=512)
-def _compiled(text: str | None) -> re.Pattern[str]:
-    return re.compile(text or "")
+def _compiled(text: str) -> re2._Regexp:
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # the message is the load error's, not a line on stderr
+    return re2.compile(text, options)
 
 
 # --- `if`: permission rule syntax
@@ -207,12 +172,16 @@ def rule_matches(text: str, payload: Mapping[str, Any], root: str, home: str) ->
         return True
     given = payload.get("tool_input")
     given = given if isinstance(given, Mapping) else {}
+    # a command or URL the format always sends, left out or unreadable, runs the hook
     if tool == "Bash":
         command = given.get("command")
-        return isinstance(command, str) and _command_matches(content, command)
+        return not isinstance(command, str) or _command_matches(content, command)
     if tool == "WebFetch":
-        host = urllib.parse.urlsplit(str(given.get("url", ""))).hostname or ""
-        return bool(host) and fnmatch.fnmatchcase(host.lower(), content[7:].lower())
+        try:
+            host = urllib.parse.urlsplit(str(given.get("url", ""))).hostname
+        except ValueError:  # http://[::1 and the like
+            return True
+        return not host or fnmatch.fnmatchcase(host.lower(), content[7:].lower())
     path = next((given[k] for k in ("file_path", "notebook_path", "path")
                  if isinstance(given.get(k), str)), None)
     return path is not None and _path_matches(content, path, root, home)
@@ -220,61 +189,26 @@ def rule_matches(text: str, payload: Mapping[str, Any], root: str, home: str) ->
 
 def _tool_matches(tool: str, name: str) -> bool:
     if "*" in tool:
-        return wildcard(tool, name)
+        return wildcards.wildcard(tool, name)
     if tool.startswith("mcp__") and tool.count("__") == 1:  # a server: all its tools
         return name.startswith(f"{tool}__")
     return name in _PATH_TOOLS.get(tool, (tool,))
 
 
 def _command_matches(content: str, command: str) -> bool:
+    """Whether the rule matches the command as written (spaces collapsed), or any simple
+    command in it, or what a wrapper in front of one runs; True when the command cannot
+    be read (the hook runs: fail closed)."""
+    from initd.events import wrappers
+
     pattern = f"{content[:-2]} *" if content.endswith(":*") else content
-    return any(wildcard(pattern, part) for part in commands(command))
-
-
-def commands(command: str) -> list[str]:
-    """The command, and each simple command in it, spaces collapsed and leading
-    ``NAME=value`` assignments left out."""
-    from initd.events.shquote import quote_states
-
-    states = quote_states(command)
-    parts, start, at = [], 0, 0
-    while at < len(command):
-        operator = next((op for op in _OPERATORS if command.startswith(op, at)), None)
-        if operator is not None and states[at] == "":
-            parts.append(command[start:at])
-            start = at = at + len(operator)
-        else:
-            at += 1
-    parts.append(command[start:])
-    found = []
-    for part in [command, *parts]:
-        words = " ".join(part.split())
-        bare = _ASSIGNMENT.sub("", words, count=1) if _ASSIGNMENT.match(words) else words
-        found += [w for w in (words, bare) if w and w not in found]
-    return found
-
-
-def wildcard(pattern: str, text: str) -> bool:
-    """Permission rule wildcards: ``*`` is any text (``\\*`` a star); a trailing `` *`` that
-    is the only wildcard also matches the command without it (``git *`` matches ``git``).
-    Segments found left to right: linear, whatever the text."""
-    segments = [s.replace("\0", "*") for s in pattern.replace("\\*", "\0").split("*")]
-    if len(segments) == 1:
-        return text == segments[0]
-    if len(segments) == 2 and not segments[1] and segments[0].endswith(" ") and \
-            text == segments[0][:-1]:
+    if wildcards.wildcard(pattern, " ".join(command.split())):
         return True
-    first, *middle, last = segments
-    end = len(text) - len(last)
-    if not text.startswith(first) or not text.endswith(last) or end < len(first):
-        return False
-    at = len(first)
-    for segment in middle:
-        found = text.find(segment, at, end)
-        if found < 0:
-            return False
-        at = found + len(segment)
-    return True
+    texts = wrappers.candidates(command)
+    if texts is None:
+        return True
+    budget = wildcards.Budget(STEP_LIMIT)
+    return any(wildcards.matches(pattern, text, budget) for text in texts)
 
 
 def _path_matches(content: str, path: str, root: str, home: str) -> bool:

@@ -61,7 +61,8 @@ def test_every_library_is_in_the_bundle_or_glibc(home: Path) -> None:
 def test_nothing_needs_a_glibc_newer_than_ubuntu_22_04s(home: Path) -> None:
     """What the loader checks, read by binutils: every version a symbol is bound to and
     every version reference that is not weak is at most 2.35 (Debian 12 builds against
-    2.36; images/bundle/build.py gives libexpat's one 2.36 call an older twin)."""
+    2.36; images/bundle/build.py gives libexpat's one 2.36 call an older twin, and makes
+    libstdc++'s weak)."""
     newest: dict[tuple[int, ...], str] = {}
     for elf in elves(home):
         out = subprocess.run(["objdump", "-p", "-T", str(elf)], capture_output=True,
@@ -87,6 +88,15 @@ def test_expats_hash_salt_comes_from_the_older_call(home: Path) -> None:
     assert out.returncode == 0, out.stderr
     after = out.stderr.split("parse")[-1] if "parse" in out.stderr else out.stderr
     assert re.search(r"getrandom\(.*, 8, 0\) = 8", after), out.stderr
+
+
+def test_libstdcxxs_one_newer_call_is_weak_and_unversioned(home: Path) -> None:
+    """libstdc++ (google-re2's runtime) calls arc4random (2.36) for one random_device
+    token nothing in the bundle uses: build.py leaves it weak, so 2.35 loads the library."""
+    out = subprocess.run(["objdump", "-T", str(home / "lib" / "libstdc++.so.6")],
+                         capture_output=True, text=True, check=True).stdout
+    assert re.findall(r"^.*\barc4random$", out, re.MULTILINE) == [
+        "0000000000000000  w   DF *UND*\t0000000000000000  Base        arc4random"]
 
 
 def test_it_holds_initd_python_and_no_build_leftovers(rootfs: Path, home: Path) -> None:
@@ -159,6 +169,20 @@ def test_initd_from_the_bundle_is_pid_1_where_there_is_only_glibc(box: Path) -> 
     assert fields["hooks"].split() == ["0", "1000"]  # root's hook as root, the user's not
     assert fields["service"] == "0"  # the hook service, as the agent, answers it
     assert "Traceback" not in out.stderr
+
+
+def test_claude_codes_filters_run_where_there_is_only_glibc(box: Path) -> None:
+    """A matcher (google-re2, C++: the bundle's libstdc++ and libgcc_s, through RPATH) and
+    an ``if`` rule (tree-sitter's bash grammar), as the hook service evaluates them, from
+    the bundle's interpreter in the glibc-only root."""
+    probe = ("from initd.events import matchers\n"
+             "m = matchers.matcher('pre_tool', '^Ba.h$', 'Bash(rm *)', '/ws', '/home')\n"
+             "for command in ('cd x && (\\\\rm -rf y)', 'ls'):\n"
+             "    print(m.matches({'tool_name': 'Bash', 'tool_input': {'command': command}}))")
+    out = subprocess.run(["unshare", "--mount", f"--root={box}", "--wd=/",
+                          "/opt/initd/bin/python3", "-I", "-c", probe], capture_output=True,
+                         text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert (out.returncode, out.stdout.split()) == (0, ["True", "False"]), out.stderr
 
 
 def test_pid_1_from_the_bundle_loads_no_compiled_dependency(box: Path) -> None:

@@ -419,12 +419,12 @@ def test_hooks_list_and_check(cc: Workspace) -> None:
     assert row.split()[:3] == ["pre_tool", "claude", "command"]
     assert subprocess.run([*INITD, "hooks", "check", *args], capture_output=True,
                           timeout=60, env=env).returncode == 0
-    settings(cc, on("PreToolUse", "x", matcher="(a+)+$"), "settings.local.json")
+    settings(cc, on("PreToolUse", "x", matcher="(?=a)b"), "settings.local.json")
     checked = subprocess.run([*INITD, "hooks", "check", *args], capture_output=True,
                              text=True, timeout=60, env=env)
     assert checked.returncode == 1
-    assert (f"{cc.path}/.claude/settings.local.json: hooks.PreToolUse[0].matcher: '(a+)+$': "
-            "a repeated group") in checked.stdout
+    assert (f"{cc.path}/.claude/settings.local.json: hooks.PreToolUse[0].matcher: '(?=a)b': "
+            "not a regular expression RE2 can run") in checked.stdout
 
 
 # --- end to end: a real hook service
@@ -539,7 +539,7 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
                 {"type": "command", "command": "x", "if": "Agent(Explore)"},
                 {"type": "command", "command": "x", "shell": "powershell"},
                 "echo not an object"]},
-            {"matcher": "(a+)+$", "hooks": [{"type": "command", "command": "x"}]},
+            {"matcher": "(?=a)b", "hooks": [{"type": "command", "command": "x"}]},
             {"matcher": "[", "hooks": [{"type": "command", "command": "x"}]},
             {"matcher": "Bash"},
             {"matcher": "Read", "hooks": [{"type": "command", "command": "good two",
@@ -569,11 +569,12 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
         "WebFetch(domain:...); write Agent alone to match every use",
         f"{p}: {h}[7].shell: expected one of bash, sh, got 'powershell'",
         f"{p}: {h}[8]: expected a mapping of fields, got str 'echo not an object'",
-        f"{p}: hooks.PreToolUse[1].matcher: '(a+)+$': a repeated group that itself repeats "
-        "or alternates (like (a+)+ or (a|b)*) can take exponential time: write it without "
-        "the nesting",
-        f"{p}: hooks.PreToolUse[2].matcher: '[': not a regular expression initd can read "
-        "(unterminated character set at position 0)",
+        f"{p}: hooks.PreToolUse[1].matcher: '(?=a)b': not a regular expression RE2 can run "
+        "(invalid perl operator: (?=): initd runs matchers in linear time, without "
+        "lookarounds or backreferences",
+        f"{p}: hooks.PreToolUse[2].matcher: '[': not a regular expression RE2 can run "
+        "(missing ]: [): initd runs matchers in linear time, without lookarounds or "
+        "backreferences",
         f"{p}: hooks.PreToolUse[3].hooks: expected a list of hooks ([{{\"type\": "
         "\"command\", \"command\": ...}])",
         f"{p}: hooks.Stop: expected a list of matcher groups ([{{\"matcher\": ..., "

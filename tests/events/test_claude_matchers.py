@@ -1,15 +1,23 @@
 """Claude Code's matchers and ``if`` rules (initd/events/matchers.py), by table, as the
-hooks and permissions references give them; regular expressions that could backtrack for
-ever are refused, and what is admitted stays fast on any payload."""
+hooks and permissions references give them; regular expressions are RE2's (what it cannot
+compile is refused, and what it compiles answers in linear time on any payload); ``if``
+is matched on every simple command a shell parser finds (tests/conformance and
+tests/security/test_claude_rules.py have the rest)."""
 
 from __future__ import annotations
 
-import time
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
 
 import pytest
 
 from initd.events import matchers
-from initd.events.matchers import MatcherError, matcher, regex_problem, wildcard
+from initd.events.matchers import MatcherError, matcher, regex_problem
+from initd.events.wildcards import HOLE, Budget, matches, wildcard
 
 
 def tool(name: str, **tool_input: object) -> dict[str, object]:
@@ -79,7 +87,8 @@ def test_matchers_per_event(event: str, text: str, payload: dict[str, object],
     ("Bash(*)", tool("Bash", command="anything"), True),
     ("Bash", tool("Bash", command="anything"), True),
     ("Bash", tool("Bash"), True),
-    ("Bash(ls *)", tool("Bash"), False),  # no command: nothing to match
+    ("Bash(ls *)", tool("Bash"), True),  # no command (always sent): the hook runs
+    ("Bash(ls *)", tool("Bash", command=["ls"]), True),  # nor one that is not text
     ("Edit(*.ts)", tool("Edit", file_path="/ws/src/deep/a.ts"), True),
     ("Edit(*.ts)", tool("Write", file_path="/ws/a.ts"), True),  # Edit covers Write
     ("Edit(*.ts)", tool("Edit", file_path="/ws/a.js"), False),
@@ -94,6 +103,8 @@ def test_matchers_per_event(event: str, text: str, payload: dict[str, object],
      True),
     ("WebFetch(domain:example.com)", tool("WebFetch", url="https://evil.com/example.com"),
      False),
+    ("WebFetch(domain:example.com)", tool("WebFetch", url="http://[::1"), True),  # unread
+    ("WebFetch(domain:example.com)", tool("WebFetch"), True),  # the url, always sent
     ("mcp__memory", tool("mcp__memory__create_entities"), True),
     ("mcp__memory__*", tool("mcp__memory__create_entities"), True),
     ("mcp__memory", tool("mcp__github__search"), False),
@@ -127,37 +138,109 @@ def test_wildcards(pattern: str, text: str, expected: bool) -> None:
     assert wildcard(pattern, text) is expected
 
 
-@pytest.mark.parametrize(("pattern", "problem"), [
-    ("(a+)+$", "can take exponential time"),
-    ("(a|aa)*b", "can take exponential time"),
-    ("(?:x*)*y", "can take exponential time"),
-    ("((ab)*)+", "can take exponential time"),
-    ("x*x*x*x*y", "at most 3"),
-    ("a." * 150, "at most 256"),
-    ("[", "not a regular expression initd can read"),
-    ("(?<name>x)", "not a regular expression initd can read"),  # JavaScript's syntax
+@pytest.mark.parametrize(("pattern", "text", "expected"), [
+    ("git push *", ["git ", HOLE, " --force"], True),  # $(printf push) may be push
+    ("git push *", ["echo ", HOLE], False),  # a hole never changes the words before it
+    ("rm *", [HOLE, "/bin/true"], True),
+    ("npm test", ["npm ", HOLE], True),
+    ("npm test", ["npm x", HOLE], False),
+    ("ls *", ["ls", HOLE], True), ("a\\*b", ["a", HOLE, "b"], True),
+    ("a\\*b", ["a*", HOLE], True), ("a\\*b", ["ab", HOLE], False),
 ])
-def test_dangerous_or_bad_regexes_are_refused(pattern: str, problem: str) -> None:
+def test_wildcards_against_text_the_shell_computes(pattern: str, text: list[str | None],
+                                                  expected: bool) -> None:
+    assert matches(pattern, text, Budget(10_000)) is expected
+
+
+@pytest.mark.parametrize(("pattern", "problem"), [
+    ("(?=a)b", "invalid perl operator: (?="),  # lookarounds: backtracking engines only
+    ("(?<!x)y", "invalid perl operator: (?<"),
+    ("(a+)+\\1", "invalid escape sequence: \\1"),  # backreferences too
+    ("a{1001}", "invalid repetition size"),
+    ("((a{100}){100}){100}", "invalid repetition size"),
+    ("a." * 150, "at most 256"),
+    ("[", "missing ]"),
+])
+def test_regexes_re2_cannot_run_are_refused(pattern: str, problem: str) -> None:
     found = regex_problem(pattern)
-    assert found is not None and problem in found
+    assert found is not None and problem in found, found
     with pytest.raises(MatcherError):
         matcher("pre_tool", pattern, None, "/ws", "/home")
 
 
 @pytest.mark.parametrize("pattern", ["mcp__.*__write.*", "^Notebook", "[(|)+]*x",
                                      r"Edit\|Write.*", "(Edit|Write)", "a{2,3}b?",
-                                     "(ab)?c+", "x*x*x*y"])
-def test_ordinary_regexes_load(pattern: str) -> None:
+                                     "(ab)?c+", "x*x*x*x*y", "(a+)+$", "(a|aa)*b",
+                                     "(a?){40}a{40}", "(?<name>x)", "(?P<n>x)"])
+def test_ordinary_and_once_dangerous_regexes_load(pattern: str) -> None:
     assert regex_problem(pattern) is None
 
 
-def test_what_is_admitted_is_fast_on_any_payload() -> None:
-    """The worst admitted shape on the longest value matched, and a huge tool name (the
-    agent writes the payload): both answer at once."""
-    worst = matcher("pre_tool", r"\w*\w*\w*[^x]", None, "/ws", "/home")
-    started = time.monotonic()
-    assert not worst.matches(tool("x" * matchers.SUBJECT_LIMIT))
-    assert not worst.matches(tool("x" * 10_000_000))  # over the limit: never matched
-    assert not matcher("pre_tool", "", "Bash(* a * b * c * d *)", "/ws", "/home").matches(
-        tool("Bash", command="a b c " * 200_000))
-    assert time.monotonic() - started < 2.0
+def test_regexes_are_searched_as_javascript_does() -> None:
+    """RegExp.test: a match anywhere; ``$`` is the end of the value (not before a last
+    newline, as Python's re has it)."""
+    assert matcher("pre_tool", "^Bash$", None, "/ws", "/home").matches(tool("Bash"))
+    assert not matcher("pre_tool", "^Bash$", None, "/ws", "/home").matches(tool("Bash\n"))
+    assert matcher("pre_tool", "Edit.*", None, "/ws", "/home").matches(tool("NotebookEdit"))
+    # a value that cannot be searched (a lone surrogate) runs the hook: fail closed
+    assert matcher("pre_tool", "^x.*", None, "/ws", "/home").matches(tool("\ud800"))
+
+
+def test_what_is_admitted_answers_on_any_payload() -> None:
+    """The backtracking shapes the old bounds refused, and the one they let through
+    (``(a?){40}a{40}``, 20 s and more in a backtracking engine), on the values that make
+    a backtracking engine blow up, and a huge tool name and command (the agent writes the
+    payload): all answer before a generous deadline."""
+    done = threading.Event()
+    answers: list[bool] = []
+
+    def run() -> None:
+        for pattern, value in (("(a?){40}a{40}", "a" * 39), ("(a+)+$", "a" * 64 + "!"),
+                               (r"\w*\w*\w*[^x]", "x" * 10_000_000)):
+            answers.append(matcher("pre_tool", pattern, None, "/ws", "/home").matches(
+                tool(value)))
+        answers.append(matcher("pre_tool", "", "Bash(* a * b * c * d *)", "/ws",
+                               "/home").matches(tool("Bash", command="a b c " * 10_000)))
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert done.wait(timeout=60), "a matcher is still running"
+    assert answers == [False, False, False, False]
+
+
+def test_the_parsers_are_imported_only_where_a_rule_needs_them(tmp_path: Path) -> None:
+    """PID 1 and the supervisor never import RE2 or tree-sitter (``-X importtime`` of a
+    boot over a workspace whose settings have both kinds of filter); the hook service
+    imports tree-sitter when a Bash rule is first evaluated, RE2 when a regular
+    expression is first compiled."""
+    ws = tmp_path / "ws"
+    (ws / ".claude").mkdir(parents=True)
+    (ws / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "^Ba.h$", "hooks": [{"type": "command", "command": "true",
+                                         "if": "Bash(rm *)"}]}]}}))
+    heavy = {"re2", "tree_sitter", "tree_sitter_bash", "initd.events.shellwords"}
+    boot = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "initd", "--state-dir",
+         str(tmp_path / "state"), "--hooks-dir", str(tmp_path / "none"), "--no-service",
+         "--workspace", str(ws), "--", "true"], capture_output=True, text=True, timeout=60,
+        cwd=str(ws))
+    assert boot.returncode == 0, boot.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in boot.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "initd.cli" in imported and imported & heavy == set()
+    probe = textwrap.dedent("""\
+        import sys
+        from initd.events import matchers
+        def loaded():
+            return sorted(m for m in ("re2", "tree_sitter") if m in sys.modules)
+        rule = matchers.matcher("pre_tool", "Bash", "Bash(rm *)", "/ws", "/home")
+        rule.matches({"tool_name": "Read", "tool_input": {}})
+        print(loaded())
+        rule.matches({"tool_name": "Bash", "tool_input": {"command": "cd x && rm y"}})
+        print(loaded())
+        matchers.matcher("pre_tool", "^Ba.h$", None, "/ws", "/home")
+        print(loaded())
+        """)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.splitlines()
+    assert out == ["[]", "['tree_sitter']", "['re2', 'tree_sitter']"]
