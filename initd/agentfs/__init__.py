@@ -1,4 +1,4 @@
-"""The only way root touches a tree the agent can write (DESIGN.md invariant 8).
+"""The only way root touches a tree the agent can write (ARCHITECTURE.md, invariant 8).
 
 After boot the agent is hostile, and it owns its home and the workspace: any name there
 may be a symbolic link to /etc/shadow, a hard link to a root file, a FIFO, a 100 MB file,

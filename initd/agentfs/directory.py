@@ -49,6 +49,13 @@ class Dir:
         a regular file, over ``limit`` bytes (unless not ``whole``: then its first
         ``limit`` bytes), or (unless ``anyone``) not the owner's: a hard link to a root
         file in the agent's tree is never read."""
+        found = self.read_status(name, limit, anyone=anyone, whole=whole)
+        return None if found is None else found[0]
+
+    def read_status(self, name: str, limit: int, *, anyone: bool = False,
+                    whole: bool = True) -> tuple[bytes, os.stat_result] | None:
+        """``read``, with the status of the file read (fstat on its open descriptor: for a
+        caller that judges its owner or link count itself, with ``anyone``)."""
         check_name(name)
         try:
             fd = os.open(name, READ, dir_fd=self.fd)
@@ -67,7 +74,7 @@ class Dir:
             if not anyone and self.owner is not None and info.st_uid != self.owner[0]:
                 raise Unsafe(errno.EPERM, f"{self.where(name)}: belongs to uid "
                                           f"{info.st_uid}, not to uid {self.owner[0]}: not read")
-            return read_limited(fd, limit, self.where(name), whole)
+            return read_limited(fd, limit, self.where(name), whole), info
         finally:
             os.close(fd)
 

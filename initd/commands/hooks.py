@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+from argparse import Namespace
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 from initd import jsonview, log, paths, settings, users
@@ -64,12 +66,36 @@ def main(argv: Sequence[str]) -> int:
     if not os.path.isdir(config.workspace):  # a typo must not pass a CI check as "0 hooks"
         raise InitdError(f"workspace {one_line(config.workspace)}: no such directory "
                          "(--workspace, INITD_WORKSPACE)")
+    agent = users.agent(config.user) or users.current()
+    with guard(args.verb, config.workspace, agent):
+        return verb(args, config, agent)
+
+
+def guard(verb: str, workspace: str, agent: users.Account) -> AbstractContextManager[None]:
+    """Root reads the agent's files for a person, and prints and approves what it read:
+    through the door (hooks/workspacefiles.py: no link followed, the owner's regular files
+    only, capped, never blocking). ``trust`` always: a person approves files, never what a
+    link names now."""
+    from initd.hooks import workspacefiles
+
+    if verb != "trust" and os.geteuid() != 0:
+        return nullcontext()  # the caller's own rights: the caller's business
+    try:
+        trees = [workspacefiles.tree(workspace)]
+    except OSError as err:
+        raise InitdError(f"workspace {one_line(workspace)}: cannot open it: "
+                         f"{err.strerror}") from None
+    if agent.uid != os.geteuid():  # its ~/.claude, ~/.config/nyzhi…: the agent's too
+        trees.append(workspacefiles.Tree(agent.home, (agent.uid, agent.gid)))
+    return workspacefiles.guard(*trees)
+
+
+def verb(args: Namespace, config: settings.Settings, agent: users.Account) -> int:
     found = discovery.for_workspace(config.workspace, config.hooks_dir)
     if args.verb == "run":
         return run_hook(found, args.name, config)
     from initd.events import dialects  # the other hook systems' config files
 
-    agent = users.agent(config.user) or users.current()
     events = dialects.load_all(config.workspace, config.hooks_dir, agent.home)
     dev = devcontainer_of(config.workspace)
     if args.verb == "list":
@@ -221,9 +247,10 @@ def check(found: discovery.Found, events: Collected, dev: Config | None = None) 
 
 def trust(found: discovery.Found, events: Collected, config: settings.Settings,
           dev: Config | None = None) -> int:
-    """Record the content hash of every hook the workspace defines, as it is now."""
+    """Record the content hash of every hook the workspace defines, as it is now; a file
+    the door refused is named, and its hooks are not approved."""
     from initd.events.trust import workspace_entries
-    from initd.hooks import devcontainer
+    from initd.hooks import devcontainer, truststore, workspacefiles
     from initd.hooks.trust import Trust
 
     store = Trust(config.trust_file, enforce=True, image_dir=config.hooks_dir)
@@ -232,13 +259,19 @@ def trust(found: discovery.Found, events: Collected, config: settings.Settings,
         print(f"not trusted: {one_line(dev.path)} has errors (initd hooks check)")
     elif dev is not None:
         entries += devcontainer.trust_entries(dev)
+    for refused in workspacefiles.refusals():
+        print(f"refused    {one_line(refused)}: its hooks are not approved")
     try:
         approved = store.approve(entries)
+    except truststore.Refused as err:
+        raise InitdError(one_line(str(err))) from None
     except OSError as err:
         raise InitdError(f"cannot write {config.trust_file}: {err.strerror} (approving hooks "
                          "is for root, or whoever owns that file: not the agent)") from None
-    for entry, state in approved:
-        print(f"{state:9}  {entry.label}")
+    for note in store.notes:
+        print(f"note: {one_line(note)}")
+    for entry, state in approved:  # the person sees what is approved; the store keeps hashes
+        print(f"{state:9}  {one_line(entry.label)}")
     print(f"{len(approved)} hook(s) trusted in {config.trust_file}")
     return 0
 
@@ -257,6 +290,10 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
     log.configure(config.verbose, config.log_format)
     agent = users.agent(config.user)
     ctx = context.make(config, agent, log.get(logger="hooks"))
+    if ctx.trust is not None and os.geteuid() != 0:  # the store is root's: ask (client.py)
+        from initd.commands import client
+
+        ctx = ctx._replace(trust=ctx.trust.asking(client.trust_verdict))
     try:
         result = run.run_one(matches[0], ctx, echo=lambda line: print(line, flush=True))
     except OSError as err:

@@ -5,42 +5,45 @@ with enforcement on (``--trust``, ``INITD_TRUST=1``; off by default), a workspac
 whose hash is not recorded (new, or changed since) does not run, and its result says so.
 The image's hooks and the user's own config files are trusted.
 
-The store (``/var/lib/initd/trust.json`` by default) is root's: the agent may read it,
-not approve its own hooks. Hashes cover what a hook does: a script's bytes; a config
-hook's event, action, fields and condition, and the file it is written in.
+The store (hooks/truststore.py) is root's, 0600, and holds hashes only: the agent can
+neither approve its own hooks nor read it. So the hook service, which runs as the agent,
+asks root over its channel (``asking``: supervisor/hookservice.py answers with
+``verdict``). Hashes cover what a hook does: a script's bytes; a config hook's event,
+action, fields and condition, and the file it is written in.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from initd import agentfs
 from initd.clock import now_iso
+from initd.hooks import truststore, workspacefiles
 from initd.hooks.model import Hook
 from initd.paths import DEFAULT_TRUST_FILE
-from initd.statefile import StateFile
 
 
 class Entry(NamedTuple):
     key: str  # a script's path, or "file#key" for a hook in a config file
     digest: str
-    label: str  # for people
+    label: str  # for people (a command, often): printed, never stored
 
 
 SCRIPT_LIMIT = 2**20  # a hook script over 1 MiB is never trusted (root would not copy it)
+Ask = Callable[[str, str], str | None]  # (key, digest) -> None when approved, else why not
 
 
 def for_script(path: str, content: bytes | None = None) -> Entry | None:
     """A discobot script (any type) as ``content`` says (the exact bytes that will run:
     root's copy of a root hook), else as its file says now; None when it cannot be read,
-    is not a regular file or is over SCRIPT_LIMIT (it will not run)."""
+    is not a regular file or is over SCRIPT_LIMIT (it will not run). Under a verb's guard
+    (workspacefiles.py) the file is read through the door: no link, the owner's only."""
     if content is None:
         try:
-            content, _ = agentfs.read_regular(path, SCRIPT_LIMIT, whole=True)
-        except OSError:  # (Unsafe too: over SCRIPT_LIMIT, a FIFO)
+            content, _ = workspacefiles.read(path, SCRIPT_LIMIT, whole=True)
+        except OSError:  # (Unsafe too: over SCRIPT_LIMIT, a FIFO, a link under a guard)
             return None
     if len(content) > SCRIPT_LIMIT:  # root's copy, handed in
         return None
@@ -49,12 +52,21 @@ def for_script(path: str, content: bytes | None = None) -> Entry | None:
 
 class Trust:
     def __init__(self, path: str = DEFAULT_TRUST_FILE, enforce: bool = False,
-                 image_dir: str | None = None) -> None:
-        self.file = StateFile.at(path, lambda: {"version": 1, "trusted": {}},
-                                 limit=16 * 2**20)
+                 image_dir: str | None = None, ask: Ask | None = None) -> None:
+        self.store = truststore.Store(path)
         self.enforce = enforce
         self.image_dir = image_dir  # its hooks are the image's: trusted
-        self._cache: tuple[object, dict[str, Any]] | None = None
+        self.ask = ask  # set in the hook service: root judges, from its store
+        self._cache: tuple[object, dict[str, Any], str | None] | None = None
+        self.notes: tuple[str, ...] = ()  # what the last approve changed of an older store
+
+    @property
+    def path(self) -> str:
+        return self.store.path
+
+    def asking(self, ask: Ask) -> Trust:
+        """The same, judged by ``ask`` (root, over the service's channel)."""
+        return Trust(self.path, self.enforce, self.image_dir, ask)
 
     def refusal(self, hook: Hook, content: bytes | None = None) -> str | None:
         """Why a discobot script may not run now, or None. ``content``: the bytes that
@@ -65,47 +77,79 @@ class Trust:
         entry = for_script(hook.path, content)
         return None if self.allows(entry) else self.why_not(entry)
 
-    def recorded(self) -> dict[str, Any]:
-        try:
-            info = os.stat(self.file.path)
-            stamp: object = (info.st_mtime_ns, info.st_size, info.st_ino)
-        except OSError:
-            stamp = None
-        if self._cache is None or self._cache[0] != stamp:
-            trusted = self.file.read().get("trusted")
-            self._cache = (stamp, trusted if isinstance(trusted, dict) else {})
-        return self._cache[1]
-
     def allows(self, entry: Entry | None) -> bool:
         """May this workspace hook run? (Always, unless enforcement is on.)"""
         if not self.enforce:
             return True
-        if entry is None:
-            return False
-        seen = self.recorded().get(entry.key)
-        return isinstance(seen, dict) and seen.get("digest") == entry.digest
+        return entry is not None and self._judge(entry) is None
 
     def why_not(self, entry: Entry | None) -> str:
-        seen = self.recorded().get(entry.key) if entry is not None else None
-        state = "changed since it was trusted" if seen else "not trusted yet"
-        return (f"{'this hook' if entry is None else entry.label} is {state}: a person must "
-                f"approve it (initd hooks trust --workspace …) before it runs "
-                f"(trust enforcement is on; store: {self.file.path})")
+        why = self._judge(entry) if entry is not None else None
+        return (f"{'this hook' if entry is None else entry.label} is "
+                f"{why or self._tail('not trusted yet')}")
+
+    def verdict(self, key: str, digest: str) -> str | None:
+        """None when the store approves ``digest`` for ``key``; else why not (what root
+        answers the hook service)."""
+        recorded, problem = self._recorded()
+        if problem is not None:
+            return f"not trusted: the approvals cannot be read: {problem}"
+        seen = recorded.get(key)
+        if isinstance(seen, dict) and seen.get("digest") == digest:
+            return None
+        return self._tail("changed since it was trusted" if seen else "not trusted yet")
 
     def approve(self, entries: Iterable[Entry]) -> list[tuple[Entry, str]]:
-        """Record these hashes; returns each with new | changed | unchanged."""
+        """Record these hashes; returns each with new | changed | unchanged (``notes``:
+        what reading an older store changed). Raises truststore.Refused, OSError."""
         done: list[tuple[Entry, str]] = []
 
-        def change(data: dict[str, Any]) -> None:
-            trusted = data.setdefault("trusted", {})
+        def change(trusted: dict[str, dict[str, Any]]) -> None:
             for entry in entries:
                 seen = trusted.get(entry.key)
-                state = ("unchanged" if isinstance(seen, dict) and
-                         seen.get("digest") == entry.digest else
-                         "changed" if seen else "new")
-                trusted[entry.key] = {"digest": entry.digest, "label": entry.label,
-                                      "at": now_iso()}
+                state = ("unchanged" if seen is not None and seen["digest"] == entry.digest
+                         else "changed" if seen else "new")
+                trusted[entry.key] = {"digest": entry.digest, "at": now_iso()}
                 done.append((entry, state))
-        self.file.update(change)
+        self.notes = self.store.update(change).notes
         self._cache = None
         return done
+
+    def _judge(self, entry: Entry) -> str | None:
+        if self.ask is not None:
+            return self.ask(entry.key, entry.digest)
+        return self.verdict(entry.key, entry.digest)
+
+    def _tail(self, state: str) -> str:
+        return (f"{state}: a person must approve it (initd hooks trust --workspace …) before "
+                f"it runs (trust enforcement is on; store: {self.path})")
+
+    def _recorded(self) -> tuple[dict[str, Any], str | None]:
+        """The approvals (read again only when the file changed), or why they cannot be."""
+        try:
+            info = os.stat(self.path, follow_symlinks=False)
+            stamp: object = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
+        except OSError:
+            stamp = None
+        if self._cache is None or self._cache[0] != stamp:
+            try:
+                self._cache = (stamp, self.store.read().trusted, None)
+            except truststore.Refused as err:
+                self._cache = (stamp, {}, str(err))
+            except OSError as err:  # root's 0700 directory, for anyone else
+                self._cache = (stamp, {}, f"{self.path}: {err.strerror} (the store is root's)")
+        return self._cache[1], self._cache[2]
+
+
+_stores: dict[str, Trust] = {}  # root's, by path: each keeps its cache across requests
+
+
+def answer(settings: Mapping[str, str], key: str, digest: str) -> dict[str, object]:
+    """Root's reply to the hook service's ``trust`` request (its fields checked), from the
+    store the service was started with (``settings``: its environment, root's making)."""
+    path = settings.get("INITD_TRUST_FILE")
+    if settings.get("INITD_TRUST") != "1" or not path:
+        return {"trusted": False, "why": "not trusted: root was started without --trust"}
+    trust = _stores.setdefault(path, Trust(path, enforce=True))
+    why = trust.verdict(key, digest)
+    return {"trusted": True} if why is None else {"trusted": False, "why": why}

@@ -15,6 +15,7 @@ from typing import Any
 from initd.agentfs import Unsafe
 from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
+from initd.hooks.truststore import KEY_LIMIT, well_formed
 from initd.httpd import REASONS
 from initd.journal import BadKey, check_key
 from initd.service import views
@@ -46,6 +47,7 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
         ("POST", re.compile(r"/v1/turn"), lambda env: _turn(service, _body(env), _key(env))),
         ("POST", re.compile(r"/v1/turn/cancel"),
          lambda env: (200, {"cancelled": service.cancel()})),
+        ("POST", re.compile(r"/v1/trust"), lambda env: _trust(service, _body(env))),
         ("POST", re.compile(r"/v1/events/([^/]+)"),
          lambda env, name: _event(service, name, _body(env), _key(env))),
     ]
@@ -135,6 +137,18 @@ def _event(service: HookService, name: str, payload: dict[str, Any],
         return 200, service.fire(name, payload, key)
     except UnknownEvent as err:
         raise HttpError(404, str(err)) from None
+
+
+def _trust(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:
+    """Is this hook's hash approved? For the agent's own `initd precommit run` and `initd
+    hooks run` under --trust: the store is root's alone (0600), so they ask here, and
+    this service asks root. It says what the store says, never approves."""
+    key, digest = body.get("key"), body.get("digest")
+    if not well_formed(key, digest):
+        raise HttpError(400, f"expected {{\"key\": text of at most {KEY_LIMIT} characters, "
+                             "\"digest\": a sha256 in hex}")
+    why = service.trust_verdict(str(key), str(digest))
+    return 200, {"trusted": why is None, "why": why}
 
 
 def _ready(service: HookService) -> tuple[int, Any]:
