@@ -1,4 +1,4 @@
-"""Processes as /proc shows them: state, process group, session, start time, real uid.
+"""Processes as /proc shows them: state, process group, session, start time, uids.
 
 Read-only, and one file per question, no psutil: a pid alone may have been reused, so
 the callers that act on a process (proc, leftovers) ask here who it really is first.
@@ -6,7 +6,13 @@ the callers that act on a process (proc, leftovers) ask here who it really is fi
 
 from __future__ import annotations
 
+import errno
 import os
+
+# At the descriptor limit a read fails as if the process were gone. A caller that must not
+# take "cannot look" for "gone" (the sweep of root's leftovers) asks ``strict``: then
+# these raise, and it waits for a descriptor.
+LIMITS = (errno.EMFILE, errno.ENFILE)
 
 
 def proc_groups() -> list[tuple[str, int]]:
@@ -20,13 +26,17 @@ def proc_groups() -> list[tuple[str, int]]:
     return found
 
 
-def stat_fields(pid: int | str) -> list[bytes] | None:
+def stat_fields(pid: int | str, strict: bool = False) -> list[bytes] | None:
     """/proc/PID/stat from field 3 (state) on; None once the process is gone. The command
     name may hold spaces and parentheses: split after the last ')'."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             return f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
+    except OSError as err:
+        if strict and err.errno in LIMITS:
+            raise
+        return None
+    except IndexError:
         return None
 
 
@@ -39,11 +49,30 @@ def start_ticks(pid: int) -> int | None:
 
 def real_uid(pid: int) -> int | None:
     """The real uid of ``pid`` (None once it is gone)."""
+    found = uids(pid)
+    return found[0] if found else None
+
+
+def uids(pid: int, strict: bool = False) -> tuple[int, ...]:
+    """The real, effective, saved and file-system uids of ``pid`` (() once it is gone)."""
     try:
         with open(f"/proc/{pid}/status", "rb") as f:
             for line in f:
                 if line.startswith(b"Uid:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
+                    return tuple(int(uid) for uid in line.split()[1:5])
+    except OSError as err:
+        if strict and err.errno in LIMITS:
+            raise
+    except (ValueError, IndexError):
         pass
-    return None
+    return ()
+
+
+def command(pid: int, limit: int = 200) -> str:
+    """``pid``'s command line, NULs as spaces, cut at ``limit`` characters ("" once gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError:
+        return ""
+    return raw.replace(b"\0", b" ").decode(errors="replace").strip()[:limit]

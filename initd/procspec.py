@@ -40,6 +40,13 @@ class Spec(NamedTuple):
     limits: Limits = NO_LIMITS
 
 
+# Set for every hook initd starts, of every format. Python puts the working directory
+# (`python3 -c`, `-m`) at the front of sys.path, and a hook's cwd is the workspace, which
+# the agent writes: a `json.py` there would be imported by a root session hook's
+# `python3 -c 'import json'` (a workspace on a volume carries it into the next boot).
+HOOK_ENV = {"PYTHONSAFEPATH": "1"}
+
+
 def environment(base: Mapping[str, str], account: Account | None,
                 extra: Mapping[str, str] | None = None,
                 remove: Sequence[str] = ()) -> dict[str, str]:

@@ -67,8 +67,8 @@ def main(argv: Sequence[str]) -> int:
     ctx = context.make(config, agent, logger, recover=recovery.runner_gone)
     if ctx.state_problem is not None:  # under initd, its supervisor said it at boot
         (logger.debug if link is not None else logger.warning)(ctx.state_problem)
-    if link is not None and os.geteuid() != 0:
-        ctx = ctx._replace(root=link)  # run_as: root hooks: root runs them, not us
+    if link is not None and ctx.trust is not None and os.geteuid() != 0:
+        ctx = ctx._replace(trust=ctx.trust.asking(link.trust_verdict))  # root's 0600 store
     service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,
                           command=args.agent_command)
     server = httpd.UnixWSGIServer(sock, make_app(service))

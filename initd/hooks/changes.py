@@ -13,7 +13,6 @@ import os
 
 from initd.errors import InitdError
 from initd.git import git
-from initd.users import Account
 
 
 class NotARepository(InitdError):
@@ -24,17 +23,15 @@ def _paths(out: bytes) -> list[str]:
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
-def dirty_files(workspace: str, account: Account | None = None) -> list[str]:
-    """Workspace-relative paths of every uncommitted change, sorted (git run as
-    ``account``: root asking for a root file hook's files runs it as the agent)."""
-    has_head = git(workspace, "rev-parse", "--verify", "-q", "HEAD",
-                   account=account).returncode == 0
+def dirty_files(workspace: str) -> list[str]:
+    """Workspace-relative paths of every uncommitted change, sorted. Run by the hook
+    service, as the agent: root never asks (no hook of root's runs on changed files)."""
+    has_head = git(workspace, "rev-parse", "--verify", "-q", "HEAD").returncode == 0
     # --relative: paths from the workspace, and only inside it, like ls-files below
     tracked = (git(workspace, "diff", "--name-only", "--no-renames", "--no-ext-diff",
-                   "--relative", "-z", "HEAD", "--", account=account)
-               if has_head else git(workspace, "ls-files", "-z", "--cached", account=account))
-    untracked = git(workspace, "ls-files", "-z", "--others", "--exclude-standard",
-                    account=account)
+                   "--relative", "-z", "HEAD", "--")
+               if has_head else git(workspace, "ls-files", "-z", "--cached"))
+    untracked = git(workspace, "ls-files", "-z", "--others", "--exclude-standard")
     for out in (tracked, untracked):
         if out.returncode != 0:
             error = out.stderr.decode(errors="replace").strip()

@@ -5,19 +5,18 @@ and the state directory it writes to."""
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from initd import proc, statefile, users
 from initd.agentfs import Place
-from initd.hooks import runner
 from initd.hooks.memory import MemoryStore
 from initd.hooks.model import Hook
 from initd.hooks.status import StatusStore
 from initd.limits import NONE as NO_LIMITS
 from initd.limits import Limits
 from initd.log import Logger
+from initd.procspec import HOOK_ENV
 
 if TYPE_CHECKING:
     from initd.hooks.trust import Trust
@@ -46,14 +45,6 @@ class Options(Protocol):
     def hook_limits(self) -> Limits: ...
 
 
-class RootRunner(Protocol):
-    """Runs a ``run_as: root`` hook for a process that is not root: the hook service asks
-    the root supervisor, which runs its boot-time copy (supervisor/roothooks.py)."""
-
-    def run_root_hook(self, hook: Hook, ctx: HookContext,
-                      cancel: threading.Event | None) -> runner.Result: ...
-
-
 class Snapshot(NamedTuple):
     """Root's copy of a ``run_as: root`` hook, taken at boot (supervisor/roothooks.py)."""
 
@@ -79,12 +70,10 @@ class HookContext(NamedTuple):
     secrets: tuple[str, ...]  # variables no hook may see
     grace: float
     log: Logger
-    root: RootRunner | None = None  # set in an unprivileged hook service under initd
     trust: Trust | None = None  # with enforcement on: which workspace hooks may run
     # In root's supervisor, over an agent that is not root: the copies every run_as: root
-    # hook runs from (taken at boot, before any hook ran), and who reads git for root.
+    # session hook runs from (taken at boot, before any hook ran).
     snapshots: Snapshots | None = None
-    git_as: users.Account | None = None
     limits: Limits = NO_LIMITS  # the image's for every hook (initd.yaml: hook_limits)
 
     @property
@@ -166,5 +155,5 @@ def account_for(hook: Hook, ctx: HookContext) -> users.Account:
 def environment(hook: Hook, ctx: HookContext,
                 more: dict[str, str] | None = None) -> dict[str, str]:
     extra = {"DISCOBOT_SESSION_ID": ctx.session_id, "DISCOBOT_WORKSPACE": ctx.workspace,
-             "DISCOBOT_HOOK_TYPE": hook.type, **(more or {})}
+             "DISCOBOT_HOOK_TYPE": hook.type, **(more or {}), **HOOK_ENV}
     return proc.environment(os.environ, account_for(hook, ctx), extra, remove=ctx.secrets)

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from initd import limits, users
 from initd.agentfs import Place
 from initd.errors import InitdError, shown
-from initd.hooks import jsonc
+from initd.hooks import jsonc, workspacefiles
 from initd.hooks.model import Hook
 from initd.hooks.trust import Entry
 
@@ -52,6 +52,10 @@ SUPPORTED = frozenset({"localEnv", "env", "containerEnv", "localWorkspaceFolder"
 # (a shell's own ${HOME} or ${X:-y} in a command is no variable of the file's)
 STYLE = re.compile(r"(local|container|devcontainer)[A-Za-z]*")
 ERROR, WARNING, NOTE = "error", "warning", "note"
+# What initd gives the agent and the commands, which the file (the agent's to write) may
+# not redirect: INITD_SOCKET, INITD_STATE_DIR... and the hooks' own variables.
+OWN_PREFIX = "INITD_"
+OWN_NAMES = frozenset(("DISCOBOT_SESSION_ID", "DISCOBOT_WORKSPACE", "DISCOBOT_HOOK_TYPE"))
 
 
 class Problem(NamedTuple):
@@ -160,6 +164,8 @@ def load(workspace: str) -> Config | None:
 
 def _read(workspace: str, path: str) -> bytes:
     """The file's bytes, never through a link (Unsafe: a link, a FIFO, over LIMIT)."""
+    if workspacefiles.guarded(path):  # a person's verb, as root: the owner's files only
+        return workspacefiles.read(path, LIMIT, whole=True)[0]
     parts = os.path.relpath(path, workspace).split(os.sep)
     with Place(workspace, tuple(parts[:-1])).open() as directory:
         data = directory.read(parts[-1], LIMIT, anyone=True)
@@ -258,6 +264,9 @@ def _env(data: dict[str, Any], key: str, nulls: bool, problem: Any
     for name, item in value.items():
         if not name or "=" in name or "\0" in name:
             problem(f"{key}.{name}", "not a variable name")
+        elif name.startswith(OWN_PREFIX) or name in OWN_NAMES:
+            problem(f"{key}.{name}", "initd's own variable: left as initd sets it (it tells "
+                    "the agent and the hooks where initd and their state are)", WARNING)
         elif (isinstance(item, str) and "\0" not in item) or (item is None and nulls):
             pairs.append((name, item))
         else:

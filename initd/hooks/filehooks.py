@@ -78,7 +78,7 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
     # The new marker is made first: its mtime is the file system's own "now", the clock
     # the files' mtimes come from (a time.time() could be ahead of the coarse fs clock).
     store.new_marker()
-    dirty = changes.dirty_files(ctx.workspace, ctx.git_as)
+    dirty = changes.dirty_files(ctx.workspace)
     since = store.marker_ns()  # None on the first run: every uncommitted change
     changed = dirty if since is None else changes.changed_since(ctx.workspace, since, dirty)
     matched = [hook.id for hook in file_hooks
@@ -120,7 +120,7 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
 
 def run_file_hook(hook: Hook, files: Sequence[str], ctx: HookContext,
                   cancel: threading.Event | None = None) -> Result:
-    """One file hook against ``files``, with every input the seed and DESIGN.md give it."""
+    """One file hook against ``files``, with every input the README's "File hooks" gives it."""
     return run_one(hook, ctx, stdin=_payload(hook, files, ctx), cancel=cancel,
                    extra_env=_env(hook, files, ctx))
 
@@ -129,8 +129,7 @@ def run_on_dirty(hook: Hook, ctx: HookContext,
                  cancel: threading.Event | None = None) -> Result:
     """A file hook outside an evaluation (a rerun): against every dirty file its pattern
     matches, as an evaluation would run it."""
-    files = patterns.matching(hook.pattern or "", changes.dirty_files(ctx.workspace,
-                                                                       ctx.git_as))
+    files = patterns.matching(hook.pattern or "", changes.dirty_files(ctx.workspace))
     return run_file_hook(hook, files, ctx, cancel)
 
 

@@ -1,7 +1,7 @@
 """A validated hook: the front matter's fields checked into one frozen record.
 
 Every error names the key and what was expected; the caller adds the file. Defaults are
-DESIGN.md §4's. Only the exact value ``run_as: root`` runs a hook as root (discobot's Go
+the README's ("Hooks"). Only the exact value ``run_as: root`` runs a hook as root (discobot's Go
 init ran anything but the exact "user" as root, typos included).
 """
 
@@ -83,7 +83,7 @@ def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -
     if event is not None:
         kind = event.name
         if run_as == "root":
-            raise HookError("run_as: root is for session and file hooks; a hook on an "
+            raise HookError("run_as: root is for blocking session hooks; a hook on an "
                             f"event ({kind}) runs as the agent user")
     pattern = _text(fields, "pattern")
     if kind == "file" and not pattern:
@@ -92,6 +92,9 @@ def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -
         raise HookError(f"pattern: only file hooks take a pattern (this is a {kind} hook)")
     if "blocking" in fields and kind != "session":
         warnings.append(f"blocking: only session hooks use it; ignored on a {kind} hook")
+    blocking = _flag(fields, "blocking", True)
+    if run_as == "root":
+        _root_allowed(kind, blocking)
     ident = hook_id(filename)
     if not ident:
         raise HookError(f"file name {shown(filename)} leaves no usable hook id "
@@ -107,12 +110,28 @@ def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -
         pattern=pattern,
         notify_llm=_flag(fields, "notify_llm", True),
         timeout=_timeout(fields, kind),
-        blocking=_flag(fields, "blocking", True),
+        blocking=blocking,
         limits=_limits(fields),
         warnings=tuple(warnings),
         options=tuple((k, fields[k]) for k in sorted(EVENT_KEYS) if k in fields)
         if event is not None else (),
     )
+
+
+def _root_allowed(kind: str, blocking: bool) -> None:
+    """Root runs the workspace's code only before the agent runs (ARCHITECTURE.md,
+    invariant 11): a blocking session hook, which ends before the agent's first
+    instruction. A file hook runs while the agent is live, on files, lists and a cwd the
+    agent controls; a background session hook would still be running as root once the
+    agent is. Refused when the hook loads, with the fix, rather than run another way."""
+    if kind == "file":
+        raise HookError("run_as: root: file hooks run as the agent; move root work to a "
+                        "blocking session hook (type: session), which runs before the "
+                        "agent starts")
+    if kind == "session" and not blocking:
+        raise HookError("run_as: root with blocking: false: a root session hook must end "
+                        "before the agent starts; remove blocking: false (it then runs "
+                        "before the agent) or make it run_as: user")
 
 
 def _text(fields: dict[str, Any], key: str, required: bool = False) -> str | None:

@@ -6,13 +6,16 @@ error and continue")."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 
+from initd import leftovers, paths, procfs
+from initd.errors import shown
 from initd.hooks import runner
 from initd.hooks.context import HookContext
 from initd.hooks.model import Hook
-from initd.hooks.run import record, run_one
+from initd.hooks.run import record, refuse, run_one
 
 
 class Recorder:
@@ -103,6 +106,41 @@ class BackgroundHooks:
             self.thread.join()
 
 
+def _blocking(hook: Hook, ctx: HookContext, cancel: threading.Event | None,
+              recorder: Recorder) -> runner.Result:
+    """One blocking session hook. A workspace's root hook, in root's supervisor over an
+    agent that is not root, may leave nothing running as root: root runs the workspace's
+    code only before the agent runs (invariant 11), and a root daemon a workspace started
+    would go on running, as root, on inputs the agent controls. What it left (its
+    children re-parent to initd's reaper, outside the supervisor) is stopped now, named
+    in one line. A daemon that drops to another user is not root's and stays; the
+    image's hooks (--hooks-dir) are the image author's and may leave root daemons."""
+    if not (hook.run_as == "root" and ctx.snapshots is not None
+            and hook.directory == paths.workspace_hooks(ctx.workspace)):
+        return run_one(hook, ctx, cancel=cancel, recorder=recorder.submit)
+    reaper, me = os.getppid(), os.getpid()
+    try:
+        before = leftovers.root_orphans(reaper, me)  # the image's hooks' daemons are spared
+    except OSError as err:  # (no descriptor for LIMIT_WAIT): not run, rather than unwatched
+        return refuse(hook, ctx, f"not run: what it leaves running as root cannot be "
+                                 f"found ({err.strerror}), and it may leave nothing")
+    result = run_one(hook, ctx, cancel=cancel, recorder=recorder.submit)
+    try:
+        left = {pid: procfs.command(pid) for pid in leftovers.stop_root_orphans(
+            reaper, me, before, ctx.grace)}
+    except OSError as err:
+        ctx.log.error("cannot look for what a workspace's root session hook left running "
+                      "as root", hook=hook.id, error=str(err))
+        return result
+    if left:
+        ctx.log.warning("a workspace's root session hook left processes running as root: "
+                        "stopped (root runs the workspace's code only before the agent "
+                        "starts; start a root daemon from the image's hooks, or have it "
+                        "drop to another user)", hook=hook.id, file=hook.path,
+                        processes=shown(left, 400))
+    return result
+
+
 def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext,
                       cancel: threading.Event | None = None) -> BackgroundHooks | None:
     """Step 3 of boot. Returns the background runner, if any hook needs one.
@@ -121,7 +159,7 @@ def run_session_hooks(hooks: Sequence[Hook], ctx: HookContext,
                 ctx.log.info("session hook skipped: initd is stopping", hook=hook.id)
                 continue
             try:
-                failed += not run_one(hook, ctx, cancel=cancel, recorder=recorder.submit).ok
+                failed += not _blocking(hook, ctx, cancel, recorder).ok
             except Exception as err:  # e.g. the status directory cannot be written
                 failed += 1
                 ctx.log.error("session hook could not run", hook=hook.id, error=repr(err))

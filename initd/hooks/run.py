@@ -19,7 +19,8 @@ from initd.log import Logger
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
 
 
-ROOT_TYPES = ("session", "file")  # a root pre-commit hook runs as whoever commits
+ROOT_TYPES = ("session",)  # the one kind root runs (a root pre-commit hook runs as whoever
+# commits; model.validate refuses a root file hook or a root background session hook)
 
 
 def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
@@ -31,14 +32,13 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
     """Run ``hook`` now, record it in status.json (now, or by ``recorder`` while the
     next hook runs), log its output and outcome.
 
-    A ``run_as: root`` hook of an agent that is not root runs from root's copy, taken
-    at boot before any hook or the agent ran, and ``--trust`` judges exactly those bytes:
-    the agent may rewrite the workspace's file at any moment (invariant 8)."""
+    A ``run_as: root`` session hook of an agent that is not root runs from root's copy,
+    taken at boot before any hook ran, and ``--trust`` judges exactly those bytes: a
+    process a user session hook left may rewrite the workspace's file at any moment
+    (invariant 8). Root hooks run only at boot, before the agent (invariant 11)."""
     original = hook.path
     content = None
     if hook.run_as == "root" and hook.type in ROOT_TYPES:
-        if ctx.root is not None:
-            return ctx.root.run_root_hook(hook, ctx, cancel)  # root records, logs, runs it
         if ctx.snapshots is not None:
             copy = ctx.snapshots.copy_of(hook)
             if isinstance(copy, str):
@@ -46,7 +46,7 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
             hook, original, content = copy.hook, copy.original, copy.content
         elif os.geteuid() != 0:
             return refuse(hook, ctx, f"run_as: root hook {shown(hook.id)}: this process is "
-                                     "not root and has no root supervisor to ask")
+                                     "not root (root hooks run only at boot, as root)")
     if ctx.trust is not None:
         refusal = ctx.trust.refusal(hook._replace(path=original), content)
         if refusal is not None:

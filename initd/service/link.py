@@ -1,9 +1,10 @@
 """The hook service's end of the private channel to the root supervisor (channel.py).
 
 The supervisor tells the service what only it knows (the agent's lifecycle and
-readiness, for ``/v1/health`` and ``/v1/ready``) and does for it what only root may: run
-a ``run_as: root`` hook (from its boot-time copy) and rewrite the pre-commit chain. A
-reader thread keeps the latest state and hands replies to the threads waiting for them.
+readiness, for ``/v1/health`` and ``/v1/ready``) and rewrites the pre-commit chain for it
+(as the repository's owner). It runs no hook for the service: once the agent runs, every
+hook runs as the agent (invariant 11). A reader thread keeps the latest state and hands
+replies to the threads waiting for them.
 """
 
 from __future__ import annotations
@@ -15,10 +16,6 @@ from typing import Any
 
 from initd.channel import Channel, Message, ProtocolError
 from initd.errors import InitdError
-from initd.hooks import runner
-from initd.hooks.context import HookContext
-from initd.hooks.model import Hook
-from initd.hooks.run import refuse
 from initd.log import Logger
 
 POLL = 0.1  # how often a waiting request looks at its cancel event
@@ -78,17 +75,16 @@ class SupervisorLink:
                 self._changed.wait(POLL)
             return self._replies.pop(request_id)
 
-    def run_root_hook(self, hook: Hook, ctx: HookContext,
-                      cancel: threading.Event | None) -> runner.Result:
-        """Root runs its boot-time copy of ``hook`` (supervisor/roothooks.py), records and
-        logs it; a refusal or an unreachable supervisor is a failed result, never a skip."""
+    def trust_verdict(self, key: str, digest: str) -> str | None:
+        """Root's word on one hook's hash (the trust store is root's, 0600): None when
+        approved, else why not. No answer is a refusal, never an approval."""
         try:
-            reply = self.request("root-hook", cancel, hook=hook.id)
+            reply = self.request("trust", key=key, digest=digest)
         except LinkDown as err:
-            return refuse(hook, ctx, f"run_as: root hook {hook.id!r} not run: {err}")
-        if isinstance(reply.get("result"), dict):
-            return runner.from_wire(reply["result"])
-        return refuse(hook, ctx, str(reply.get("error") or "no answer from the supervisor"))
+            return f"not trusted: not checked ({err})"
+        if reply.get("trusted") is True:
+            return None
+        return str(reply.get("why") or reply.get("error") or "not trusted: no answer")
 
     def refresh_precommit(self) -> str:
         """Root rewrites the managed pre-commit chain from the hooks as they are now;

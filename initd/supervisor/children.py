@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
     from initd.supervisor.hookservice import ServiceChild
-    from initd.supervisor.roothooks import RootHooks
 
 
 def wants_service(config: settings.Settings) -> bool:
@@ -29,11 +28,11 @@ def wants_service(config: settings.Settings) -> bool:
 
 
 def start_service(config: settings.Settings, account: users.Account | None,
-                  ctx: HookContext, roots: RootHooks | None, repo: precommit.Repo | None,
+                  ctx: HookContext, repo: precommit.Repo | None,
                   signals: SignalChannel, logger: log.Logger) -> ServiceChild | None:
     """The hook service as a supervised child, as the agent user, on the socket root binds
-    here; waits (bounded) until it serves. Root runs its run_as: root hooks for it, from
-    the copies taken at boot (supervisor/roothooks.py). It starts isolated (invariant 8):
+    here. Every hook it runs runs as the agent: root runs no hook once the agent runs
+    (invariant 11). It starts isolated (invariant 8):
     ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
     ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
     import json
@@ -55,7 +54,7 @@ def start_service(config: settings.Settings, account: users.Account | None,
                            remove=config.secret)
     service = ServiceChild(
         proc.Spec(argv=tuple(argv), cwd="/", account=account, env=env, stdout=proc.DEVNULL),
-        listener=listener, ctx=ctx, roots=roots,
+        listener=listener,
         precommit=precommit_refresh(repo, env),
         window=config.restart_window, grace=config.grace, log=logger)
     with log.phase(logger, "hook service start", socket=config.socket):

@@ -2,15 +2,17 @@
 and what it may ask of root.
 
 Each start gets a new socketpair (channel.py). The service says ``ready`` on it once it
-serves; the supervisor pushes the agent's state there whenever it changes. Requests run
-in worker threads, so the supervisor's loop keeps forwarding signals meanwhile:
-``root-hook`` runs root's boot-time copy of a ``run_as: root`` hook (supervisor/roothooks.py),
+serves; the supervisor pushes the agent's state there whenever it changes. Two requests:
 ``precommit`` rewrites the managed chain from the hooks as they are now, in a short-lived
-``initd precommit install`` run as the repository's owner.
+``initd precommit install`` run as the repository's owner, in a worker thread so the
+supervisor's loop keeps forwarding signals meanwhile; ``trust`` only asks whether a
+hook's hash is approved (the store is root's alone, 0600), answered in the loop: a
+look-up, never "busy". Root runs no hook for the service: every hook runs as the agent
+once the agent runs (invariant 11).
 
 The service runs as the agent, which may ptrace it: its end of the channel is the
 agent's (invariant 8). So every message is checked (its op, its fields and their types,
-a hook id that is a hook id), at most MAX_REQUESTS run at once, and the supervisor never
+that is all), at most MAX_REQUESTS run at once, and the supervisor never
 blocks on the service: whatever is not a message of ours, or a service that stops
 reading, costs one log line, that channel, and a restart of the service.
 
@@ -22,14 +24,15 @@ hooks as interrupted.
 
 from __future__ import annotations
 
-import select
 import signal
 import socket
 import threading
-from typing import TYPE_CHECKING, Any
+import time
+from typing import Any
 
 from initd import proc
 from initd.channel import Channel, Message, ProtocolError, close_fd
+from initd.errors import InitdError
 from initd.hooks import runner
 from initd.log import Logger
 from initd.supervisor import requests
@@ -38,12 +41,7 @@ from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
 from initd.values import Restart
 
-if TYPE_CHECKING:  # (root's copies pull in the file-hook engine and its globs: ~10 ms
-    # of every boot with a service, for what only run_as: root hooks need)
-    from initd.hooks.context import HookContext
-    from initd.supervisor.roothooks import RootHooks
-
-MAX_REQUESTS = 4  # root-hook and precommit requests running at once; more: "busy"
+MAX_REQUESTS = 4  # requests running at once; more: "busy"
 PRECOMMIT_TIMEOUT = 60.0
 REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
 
@@ -51,21 +49,19 @@ REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
 class ServiceChild(Supervised):
     announces_ready = True
 
-    def __init__(self, spec: proc.Spec, *, listener: socket.socket, ctx: HookContext,
-                 roots: RootHooks | None, precommit: proc.Spec | None, window: float,
-                 grace: float, log: Logger) -> None:
+    def __init__(self, spec: proc.Spec, *, listener: socket.socket,
+                 precommit: proc.Spec | None, window: float, grace: float,
+                 log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
         # may live without hooks for a while, never because of them.
         super().__init__("hook-service", spec._replace(session=True), restart=Restart.ALWAYS,
                          backoff=Backoff(max_restarts=2**31, window=window), grace=grace,
                          log=log, ready_by="its control API")
         self.listener = listener
-        self.ctx = ctx
-        self.roots = roots
         self.precommit = precommit  # `initd precommit install …` as the repository's owner
         self.channel: Channel | None = None
         self._child_end = -1
-        self._runs: dict[int, threading.Event] = {}  # root's runs, by request id
+        self._runs: dict[int, threading.Event] = {}  # requests running, by id
         self._workers: list[threading.Thread] = []
         self._pushed: Message | None = None
         self._refreshing = threading.Lock()
@@ -76,7 +72,12 @@ class ServiceChild(Supervised):
         """A new channel for each start; the listening socket is the same for all."""
         self._close_channel()
         close_fd(self._child_end)  # left over if the last exec failed
-        self.channel, self._child_end = Channel.pair()
+        self._child_end = -1  # (a pair that fails below must not leave a number to close)
+        try:
+            self.channel, self._child_end = Channel.pair()
+        except OSError as err:  # EMFILE, ENFILE: a failed start, retried with the backoff
+            raise InitdError(f"cannot make the hook service's channel: {err.strerror} "
+                             "(a descriptor limit reached?)") from None
         fds = (self.listener.fileno(), self._child_end)
         return self.spec._replace(
             argv=(*self.spec.argv, "--listen-fd", str(fds[0]), "--channel-fd", str(fds[1])),
@@ -109,10 +110,12 @@ class ServiceChild(Supervised):
         self._serve_channel()
         super().tick()
 
-    def stop(self, sig: int, signals: SignalChannel | None = None) -> int:
-        code = super().stop(sig, signals)
-        for worker in self._workers:  # root's runs, cancelled by gone(), stop their groups
-            worker.join(self.grace + proc.KILL_SETTLE + 1)
+    def stop(self, sig: int, signals: SignalChannel | None = None,
+             grace: float | None = None) -> int:
+        code = super().stop(sig, signals, grace)
+        deadline = time.monotonic() + self.grace + proc.KILL_SETTLE + 1
+        for worker in self._workers:  # requests, cancelled by gone(), stop their groups
+            worker.join(max(0.0, deadline - time.monotonic()))
         return code
 
     # --- the channel
@@ -134,7 +137,7 @@ class ServiceChild(Supervised):
         if channel.closed:  # a worker's reply found the service not reading
             self._violated("it does not read its channel")
             return
-        if not select.select([channel], [], [], 0)[0]:
+        if not proc.wait_fds([channel], 0):
             return
         try:
             messages = channel.receive()
@@ -156,6 +159,10 @@ class ServiceChild(Supervised):
                 run = self._runs.get(message["id"])
                 if run is not None:
                     run.set()
+            elif op == "trust":  # answered here: a look-up, never "busy" (a guard the
+                # store approves must never be refused because root was busy)
+                channel.send({"op": "reply", "id": message["id"],
+                              **self._trust(message["key"], message["digest"])}, wait=0)
             elif len(self._runs) >= MAX_REQUESTS:
                 channel.send({"op": "reply", "id": message["id"], "error":
                               f"busy: {MAX_REQUESTS} requests are running; ask again later"},
@@ -189,14 +196,18 @@ class ServiceChild(Supervised):
         self._spawn_worker(str(request["op"]), work)
 
     def _answer(self, request: Message, cancel: threading.Event) -> dict[str, Any]:
-        if request["op"] == "root-hook":
-            hook_id = request["hook"]
-            result = self.roots.run(hook_id, self.ctx, cancel) if self.roots else None
-            if result is None:
-                return {"error": f"no run_as: root hook {hook_id!r} was there when initd "
-                                 "started, so root will not run it"}
-            return {"result": runner.to_wire(result)}
-        return self._refresh_precommit(cancel)
+        return self._refresh_precommit(cancel)  # (requests.FIELDS: the one op that acts)
+
+    def _trust(self, key: str, digest: str) -> dict[str, Any]:
+        """Is ``digest`` approved for ``key``? From the store named in the service's own
+        settings (root made them): a stat, and a read only when it changed."""
+        from initd.hooks import trust  # (only a --trust container asks)
+
+        try:
+            return trust.answer(self.spec.env, key, digest)
+        except Exception as err:  # a bug of ours: a refusal that says so, never our end
+            self.log.error("trust request failed", error=repr(err))
+            return {"trusted": False, "why": f"not trusted: not checked ({err!r})"}
 
     def _refresh_precommit(self, cancel: threading.Event) -> dict[str, Any]:
         """``initd precommit install`` as the repository's owner (for a repository of the
@@ -242,7 +253,7 @@ class ServiceChild(Supervised):
             self.channel = None
 
     def close(self) -> None:
-        """At the very end: the socket goes (the agent's clients see it gone), the copies."""
+        """At the very end: the socket goes (the agent's clients see it gone)."""
         import os
 
         path = self.listener.getsockname()
@@ -251,5 +262,3 @@ class ServiceChild(Supervised):
             os.unlink(path)  # a link put there is removed, never followed
         except OSError:
             pass
-        if self.roots is not None:
-            self.roots.close()

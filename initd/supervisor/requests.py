@@ -1,6 +1,9 @@
 """What the hook service may ask of root over its channel, checked before anything is
-done: its op, its fields and their types, a hook id that is a hook id. The service runs
-as the agent, which may ptrace it: its end of the channel is the agent's."""
+done: its op, its fields and their types. The service runs as the agent, which may
+ptrace it: its end of the channel is the agent's. Root runs no hook for it (invariant
+11): the one request that makes root act is ``precommit``, initd's own install, run as
+the repository's owner. ``trust`` only asks whether a hook's hash is approved: the trust
+store is root's alone (0600), and the service must not refuse what a person approved."""
 
 from __future__ import annotations
 
@@ -8,10 +11,10 @@ from collections.abc import Container
 
 from initd.channel import Message
 from initd.errors import shown
-from initd.hooks import model
+from initd.hooks.truststore import well_formed
 
-FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "root-hook": {"id", "hook"},
-          "precommit": {"id"}}  # every op, and the fields it may carry besides "op"
+FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "precommit": {"id"},
+          "trust": {"id", "key", "digest"}}  # every op, and the fields it may carry besides "op"
 
 
 def problem(message: Message, running: Container[object]) -> str | None:
@@ -30,9 +33,8 @@ def problem(message: Message, running: Container[object]) -> str | None:
         return f"a {op} message without a request id"
     if op != "cancel" and request_id in running:
         return f"a {op} request reusing the id of one still running"
-    if op == "root-hook" and not (isinstance(message.get("hook"), str)
-                                  and model.ID.fullmatch(message["hook"])):
-        return "a root-hook request whose hook is not a hook id"
+    if op == "trust" and not well_formed(message.get("key"), message.get("digest")):
+        return "a trust request without a key and a sha256"
     return None
 
 

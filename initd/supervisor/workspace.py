@@ -1,7 +1,8 @@
-"""Boot's steps for the workspace (DESIGN.md §2, steps 2-4): its hooks and the image's,
-root's copies of the root hooks, the hooks' state, the session hooks, the pre-commit
-chain. What only a workspace with hooks or a repository needs is imported on demand:
-`initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot)."""
+"""Boot's steps for the workspace (ARCHITECTURE.md, "The boot sequence", steps 2-4): its
+hooks and the image's, root's copies of the root hooks, the hooks' state, the session
+hooks, the pre-commit chain. What only a workspace with hooks or a repository needs is
+imported on demand: `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every
+such boot)."""
 
 from __future__ import annotations
 

@@ -360,7 +360,7 @@ def test_discobot_scripts_on_events(ws: Path) -> None:
     from initd.hooks import discovery
 
     reasons = [p.reason for p in discovery.for_workspace(str(ws), str(ws / "none")).problems]
-    assert any("run_as: root is for session and file hooks; a hook on an event "
+    assert any("run_as: root is for blocking session hooks; a hook on an event "
                "(after_turn) runs as the agent user" in r for r in reasons)
     assert any("type: expected one of session, file, pre-commit or an event" in r
                and "'after_tern'" in r for r in reasons)

@@ -19,7 +19,7 @@ def check(fields: dict[str, Any], filename: str = "lint.sh") -> Hook:
 
 
 def test_defaults_for_a_session_hook() -> None:
-    """Only `type` is required; everything else has DESIGN.md's default."""
+    """Only `type` is required; everything else has the README's default."""
     hook = check({"type": "session"})
     assert hook == Hook(id="lint", name="lint.sh", type="session", path="/hooks/lint.sh",
                         directory="/hooks", description="", run_as="user", pattern=None,
@@ -51,10 +51,12 @@ def test_defaults_for_a_session_hook() -> None:
     pytest.param({"type": "session", "timeout": 0.25}, {"timeout": 0.25}, id="timeout-float"),
     pytest.param({"type": "file", "pattern": "**/*.py", "timeout": 60},
                  {"timeout": 60.0, "pattern": "**/*.py"}, id="file-timeout-override"),
-    pytest.param({"type": "session", "name": "x", "description": "d", "run_as": "root",
+    pytest.param({"type": "session", "name": "x", "description": "d", "run_as": "user",
                   "notify_llm": False, "timeout": 12, "blocking": False},
-                 {"name": "x", "description": "d", "run_as": "root", "notify_llm": False,
+                 {"name": "x", "description": "d", "run_as": "user", "notify_llm": False,
                   "timeout": 12.0, "blocking": False, "warnings": ()}, id="every-field"),
+    pytest.param({"type": "session", "run_as": "root", "blocking": True},
+                 {"run_as": "root", "blocking": True}, id="root-blocking-session"),
 ])
 def test_validate_good(fields: dict[str, Any], expected: dict[str, Any]) -> None:
     """Each field lands in the Hook with the right type; absent ones take their default."""
@@ -88,6 +90,14 @@ BAD = [
     pytest.param({"type": "session", "run_as": True},
                  ["run_as", "exactly 'root' or 'user'", "True"],
                  id="run-as-yaml-boolean"),
+    # Root runs the workspace's code only before the agent runs (invariant 11): a file
+    # hook runs while the agent is live, a background session hook outlives boot.
+    pytest.param({"type": "file", "pattern": "*.go", "run_as": "root"},
+                 ["run_as: root", "file hooks run as the agent",
+                  "move root work to a blocking session hook"], id="root-file-hook"),
+    pytest.param({"type": "session", "run_as": "root", "blocking": False},
+                 ["run_as: root with blocking: false", "must end before the agent starts",
+                  "remove blocking: false"], id="root-background-session-hook"),
     pytest.param({"type": "sesion"}, ["type", "session, file, pre-commit", "'sesion'"],
                  id="type-typo"),
     pytest.param({"type": "Session"}, ["type", "session, file, pre-commit", "'Session'"],

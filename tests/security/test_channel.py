@@ -42,13 +42,21 @@ ATTACK = """
 """
 
 GARBAGE = {
-    "unhashable id": (b'{"op": "root-hook", "id": [1], "hook": "x"}\n', 1),
+    "unhashable id": (b'{"op": "precommit", "id": [1]}\n', 1),
     "unhashable cancel": (b'{"op": "cancel", "id": {"a": 1}}\n', 1),
     "deep nesting": (b"[" * 100_000 + b"]" * 100_000 + b"\n", 1),
     "not an object": (b"[1, 2, 3]\n", 1),
     "not json": (b"\xff\xfe garbage\n", 1),
     "unknown op": (b'{"op": "exec", "argv": ["sh"]}\n', 1),
-    "hook not a name": (b'{"op": "root-hook", "id": 1, "hook": {"../x": 1}}\n', 1),
+    # root runs no hook for the service any more (invariant 11): an op gone, not ignored
+    "root hook asked for": (b'{"op": "root-hook", "id": 1, "hook": "10-root"}\n', 1),
+    "a field precommit lacks": (b'{"op": "precommit", "id": 1, "hook": "x"}\n', 1),
+    # trust: a question about one hash, nothing more (supervisor/requests.py)
+    "trust without a sha256": (b'{"op": "trust", "id": 1, "key": "k", "digest": "0"}\n', 1),
+    "trust with a huge key": (b'{"op": "trust", "id": 1, "key": "' + b"k" * 9000
+                              + b'", "digest": "' + b"0" * 64 + b'"}\n', 1),
+    "trust with a field more": (b'{"op": "trust", "id": 1, "key": "k", "digest": "'
+                                + b"0" * 64 + b'", "approve": true}\n', 1),
     "huge line": (b"x" * 2**20, 12),
     "request flood": (b'{"op": "precommit", "id": 1}\n', 20_000),
 }

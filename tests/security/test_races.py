@@ -1,6 +1,7 @@
 """Races: the agent swaps links in and out of what root is about to touch, as fast as it
 can, while root does its work again and again (>= 200 rounds each): the state directory
-while root runs a root hook, the hooks directory while the pre-commit chain is rewritten."""
+while root records background hooks, the hooks directory while the pre-commit chain is
+rewritten."""
 
 from __future__ import annotations
 
@@ -63,23 +64,52 @@ FLIP = """
 """
 
 
-def test_links_swapped_into_the_state_dir_while_root_runs_a_root_hook(
+FLIP_UNTIL = """
+    import json, os, sys, time
+    targets = json.loads(sys.argv[1])  # {path: link target}
+    done = sys.argv[2]  # made by the last background hook
+    flips = 0
+    deadline = time.monotonic() + 240
+    while not os.path.exists(done) and time.monotonic() < deadline:
+        for path, target in targets.items():
+            aside = path + ".aside"
+            try:
+                if os.path.lexists(path):
+                    os.replace(path, aside)
+                os.symlink(target, path)  # a link where root is about to look
+                if os.path.lexists(aside):
+                    os.replace(aside, path)  # and the real one back
+            except OSError:
+                pass
+        flips += 1
+    print(json.dumps({"done": os.path.exists(done), "flips": flips}), flush=True)
+"""
+
+
+def test_links_swapped_into_the_state_dir_while_root_records_background_hooks(
         boot, agent: Agent, ws: Path, sid: str, canary: Canary) -> None:
+    """Root writes the state of the background session hooks it runs (status.json, their
+    logs) while the agent runs: ROUNDS of them, each a root write through the one door,
+    while the agent swaps links to root's files in and out of every name root uses."""
     import json
 
-    hook(ws / ".discobot" / "hooks", "10-root.sh", "echo root", owner=agent, type="file",
-         pattern="*.r", run_as="root")
+    hooks = ws / ".discobot" / "hooks"
+    for n in range(ROUNDS):
+        hook(hooks, f"{n:03d}-bg.sh", "echo bg", owner=agent, type="session",
+             blocking=False)
+    done = ws / "done"
+    hook(hooks, f"{ROUNDS:03d}-last.sh", f"touch {done}", owner=agent, type="session",
+         blocking=False)
     state = agent.state / sid / "hooks"
     targets = {str(state / "output"): str(canary.sub),
                str(state / ".status.json.lock"): str(canary.secret),
                str(state / "status.json"): str(canary.secret),
-               str(state / "output" / "10-root.log"): str(canary.victim),
-               str(state / "output" / "10-root.files"): str(canary.victim)}
-    init = boot(sys.executable, agent_script(FLIP), json.dumps(targets), str(ROUNDS),
-                json.dumps(["POST", "/v1/hooks/10-root/rerun", None]))
+               **{str(state / "output" / f"{n:03d}-bg.log"): str(canary.victim)
+                  for n in range(0, ROUNDS, 7)}}
+    init = boot(sys.executable, agent_script(FLIP_UNTIL), json.dumps(targets), str(done))
     assert init.wait(timeout=300) == 0, init.stderr[-3000:]
     result = json.loads(init.stdout_lines[-1])
-    assert result["flips"] > ROUNDS
+    assert result["done"] and result["flips"] > ROUNDS, result
     assert canary.changes() == []
     assert canary.leaked_into(agent.home) == []
 

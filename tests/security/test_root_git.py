@@ -1,6 +1,7 @@
 """Root never runs git with the agent's repository configuration (invariant 8): the git
-that root needs (the files a ``run_as: root`` file hook gets, the repository at boot)
-runs as the agent, so whatever the agent configured runs as the agent, never as uid 0."""
+that root needs (the repository at boot, the pre-commit chain's rewrite when the hooks
+change) runs as the agent, so whatever the agent configured runs as the agent, never as
+uid 0. The configuration is there at boot too, as a workspace on a volume keeps it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from tests.support.attack import Agent, agent_script, as_agent, hook
 
-ROOT_FILE_HOOK = 'echo "root file hook: $(id -u) $DISCOBOT_CHANGED_FILES"'
+FILE_HOOK = 'echo "file hook: $(id -u) $DISCOBOT_CHANGED_FILES"'
 
 # Each program the agent configures says which it is and who ran it.
 EVIL = """#!/bin/sh
@@ -23,7 +24,7 @@ CONFIGURE = """
     import json, os, subprocess, sys
     from tests.support.agent_side import call
 
-    ws, tools = sys.argv[1], sys.argv[2]
+    ws, tools, when = sys.argv[1], sys.argv[2], sys.argv[3]
     def git(*args):
         subprocess.run(["git", "-C", ws, *args], check=True)
     git("config", "core.fsmonitor", f"{tools}/fsmonitor")
@@ -37,8 +38,13 @@ CONFIGURE = """
     with open(f"{ws}/.gitattributes", "a") as f:
         f.write("* filter=evil diff=evil\\n")
     git("config", "diff.evil.command", f"{tools}/extdiff")
+    if when == "before":  # the workspace as the last container left it
+        sys.exit(0)
     with open(f"{ws}/a.r", "a") as f:
         f.write("changed\\n")
+    with open(f"{ws}/.discobot/hooks/50-pc.sh", "w") as f:  # root rewrites the chain
+        f.write("#!/bin/sh\\n#---\\n# type: pre-commit\\n#---\\ntrue\\n")
+    os.chmod(f"{ws}/.discobot/hooks/50-pc.sh", 0o755)
     code, turn = call("POST", "/v1/turn", {"trigger": "user"})
     print(json.dumps([r["hookId"] for r in turn["results"]]), flush=True)
 """
@@ -57,11 +63,13 @@ def test_the_agents_git_config_never_runs_as_root(boot, agent: Agent, ws: Path) 
         path = tools / name
         path.write_text(EVIL.format(name=name, evidence=evidence, tail=tail))
         path.chmod(0o755)
-    hook(ws / ".discobot" / "hooks", "10-root.sh", ROOT_FILE_HOOK, owner=agent,
-         type="file", pattern="*.r", run_as="root")
+    hook(ws / ".discobot" / "hooks", "10-file.sh", FILE_HOOK, owner=agent,
+         type="file", pattern="*.r")
     as_agent(agent, f"cd {ws} && echo one > a.r && git add -A && git commit -qm one")
-    init = boot(sys.executable, agent_script(CONFIGURE), str(ws), str(tools))
+    script = agent_script(CONFIGURE)
+    as_agent(agent, f"{sys.executable} {script} {ws} {tools} before")
+    init = boot(sys.executable, script, str(ws), str(tools), "during")
     assert init.wait(timeout=60) == 0, init.stderr
-    assert init.stdout_lines == ['["10-root"]'], init.stderr  # root's hook did run
+    assert init.stdout_lines == ['["10-file"]'], init.stderr  # the file hook did run
     ran = evidence.read_text().splitlines()
     assert [line for line in ran if line.endswith(" 0")] == [], ran

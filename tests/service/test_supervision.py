@@ -1,5 +1,5 @@
 """The hook service under initd as PID 1: on by default, readiness of the agent, health,
-requests during a restart, run_as: root hooks through root, no hook outliving its runner,
+requests during a restart, file hooks as the agent (never root), no hook outliving its runner,
 the pre-commit chain following the hooks."""
 
 from __future__ import annotations
@@ -235,61 +235,57 @@ def _pgid(pid: int) -> int | None:
         return None
 
 
-# --- run_as: root file hooks, for a service that runs as the agent
+# --- file hooks run as the agent, always (invariant 11)
 
 
 ID_HOOK = 'echo "uid=$(id -u) files=$DISCOBOT_CHANGED_FILES"'
+REFUSED = ("run_as: root: file hooks run as the agent; move root work to a blocking "
+           "session hook")
 
 
-def test_root_file_hooks_run_as_root_for_the_unprivileged_service(
+def test_a_root_file_hook_is_refused_when_it_loads_and_the_others_run_as_the_agent(
         initd, ws, agent_user: pwd.struct_passwd) -> None:
     repo, sid = ws
     hooks = repo / ".discobot" / "hooks"
-    root_hook = add_hook(hooks, "10-root.sh", ID_HOOK, type="file", pattern="*.r",
-                         run_as="root")
+    add_hook(hooks, "10-root.sh", ID_HOOK + "; touch /etc/initd-test-owned", type="file",
+             pattern="*.r", run_as="root")
     add_hook(hooks, "20-user.sh", ID_HOOK, type="file", pattern="*.u")
     subprocess.run(["chmod", "-R", "a+rwX", str(repo)], check=True)
-    init = boot(initd, repo, sid, "--user", agent_user.pw_name, "--", "sleep", "1000")
-    service = service_process(init)
+    init = boot(initd, repo, sid, "--log-format", "json", "--user", agent_user.pw_name,
+                "--", "sleep", "1000")
     wait_for(lambda: answer(init.socket, "GET", "/v1/health")[0] == 200, what="the API")
-    assert service.uids().real == agent_user.pw_uid
     (repo / "a.r").write_text("1\n")
     (repo / "b.u").write_text("1\n")
     code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
     assert (code, turn["action"]) == (200, "none"), turn  # type: ignore[index]
+    assert [r["hookId"] for r in turn["results"]] == ["20-user"]  # type: ignore[index]
     store = Path(agent_user.pw_dir, ".discobot", sid, "hooks")
-    assert (store / "output" / "10-root.log").read_text() == "uid=0 files=a.r\n"
+    assert not (store / "output" / "10-root.log").exists()
     assert (store / "output" / "20-user.log").read_text() == (
         f"uid={agent_user.pw_uid} files=b.u\n")
-    status = json.loads((store / "status.json").read_text())
-    assert status["hooks"]["10-root"]["lastResult"] == "success"
-    assert (store / "status.json").stat().st_uid == agent_user.pw_uid
-
-    # The agent edits the root hook: root will not run the new text, and says why.
-    root_hook.write_text(root_hook.read_text() + "touch /etc/initd-test-owned\n")
-    (repo / "a.r").write_text("2\n")
-    time.sleep(0.02)
-    code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
-    # refused, not failed: the model cannot fix it, so no re-prompt; it stays pending
-    assert (turn["action"], turn["pending"]) == ("none", ["10-root"])  # type: ignore[index]
-    [refused] = turn["results"]  # type: ignore[index]
-    assert (refused["exitCode"], refused["refused"]) == (126, True)
-    assert "was changed since initd started, so root will not run it" in refused["error"]
     assert not os.path.exists("/etc/initd-test-owned")
-
-    # A root hook added after boot is not run as root either.
-    add_hook(hooks, "05-new.sh", "touch /etc/initd-test-owned", type="file", pattern="*.n",
-             run_as="root")
-    (repo / "c.n").write_text("1\n")
-    time.sleep(0.02)
-    code, turn = call(init.socket, "POST", "/v1/turn", {"trigger": "user"})
-    added = [r for r in turn["results"] if r["hookId"] == "05-new"]  # type: ignore[index]
-    assert added and "was there when initd started" in added[0]["error"]
-    assert not os.path.exists("/etc/initd-test-owned")
-    assert json.loads((store / "status.json").read_text())["hooks"]["05-new"][
-        "lastResult"] == "failure"  # recorded, never silently skipped
     init.signal(signal.SIGTERM)
     init.wait()
+    skipped = [json.loads(line) for line in init.stderr.splitlines()
+               if line.startswith("{") and '"hook file skipped"' in line]
+    assert any(e["file"] == str(hooks / "10-root.sh") and REFUSED in str(e["reason"])
+               for e in skipped), init.stderr
+
+
+def test_without_a_user_a_root_file_hook_is_refused_all_the_same(ws) -> None:
+    """The rule is the file's, not the deployment's: `initd hooks check` in CI says the
+    same whoever runs the container."""
+    repo, sid = ws
+    add_hook(repo / ".discobot" / "hooks", "10-root.sh", ID_HOOK, type="file",
+             pattern="*.r", run_as="root")
+    (repo / "a.r").write_text("1\n")
+    probe = ("import json; from initd.commands import client; "
+             "print(json.dumps(client.call('POST', '/v1/turn', {})[1]['results']))")
+    init = run(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
+                str(repo / "none"), "--", PY, "-c", probe])
+    assert init.code == 0, init.stderr
+    assert json.loads(init.stdout_lines[0]) == []
+    assert not Path(ROOT_HOME, ".discobot", sid, "hooks", "output", "10-root.log").exists()
 
 
 # --- the pre-commit chain follows the hooks
@@ -319,23 +315,6 @@ def test_a_pre_commit_hook_added_mid_session_joins_the_chain_at_the_next_turn(
     assert "50-check" not in script.read_text()
     init.signal(signal.SIGTERM)
     init.wait()
-
-
-def test_initd_without_a_user_runs_root_hooks_itself(ws) -> None:
-    """No privilege drop: the service is root too and needs no copy (nothing to guard)."""
-    repo, sid = ws
-    add_hook(repo / ".discobot" / "hooks", "10-root.sh", ID_HOOK, type="file",
-             pattern="*.r", run_as="root")
-    (repo / "a.r").write_text("1\n")
-    probe = ("import json; from initd.commands import client; "
-             "print(json.dumps(client.call('POST', '/v1/turn', {})[1]['results']))")
-    init = run(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",
-                str(repo / "none"), "--", PY, "-c", probe])
-    assert init.code == 0, init.stderr
-    [result] = json.loads(init.stdout_lines[0])
-    assert result["success"]
-    assert Path(ROOT_HOME, ".discobot", sid, "hooks", "output", "10-root.log").read_text() \
-        == "uid=0 files=a.r\n"
 
 
 # --- a workspace that is not a git repository; a socket already being served
