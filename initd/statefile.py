@@ -1,4 +1,4 @@
-"""A JSON state file that several processes change (DESIGN.md invariant 5): every
+"""A JSON state file that several processes change (ARCHITECTURE.md, invariant 5): every
 read-modify-write holds an ``flock`` on a lock file beside it, and every write goes to a
 new temp file in the same directory, is fsynced and renamed over the old one, so a
 reader or a crash sees the old file or the new one, never half of one.
@@ -17,6 +17,7 @@ import errno
 import fcntl
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +28,12 @@ from initd.agentfs import Dir, Place, Unsafe
 Data = dict[str, Any]
 LIMIT = 2**20  # a state file of initd's is a few KiB; past this it is not ours
 LOCK_WAIT = 10.0  # seconds; writers hold the lock for milliseconds
+# Set once this process is stopping (the supervisor, on the stop signal): a lock held by
+# someone else is then waited for STOPPING_WAIT at most (a writer's milliseconds). The
+# lock file may be the agent's, and the stop must take no longer than the children's
+# grace, whatever the agent holds.
+STOPPING = threading.Event()
+STOPPING_WAIT = 0.1
 
 
 def root(home: str, state_dir: str | None, owner: tuple[int, int] | None = None) -> Place:
@@ -86,20 +93,27 @@ class StateFile:
     def _lock(self, fd: int) -> None:
         """The exclusive lock, waited for at most LOCK_WAIT: the lock file may be the
         agent's, and a process of the agent's holding it for good must not wedge root's
-        writer (a background hook, a root-hook request) or its shutdown (invariant 8).
+        writer (a background hook, a devcontainer stage) or its shutdown (invariant 8).
         A writer that gives up writes nothing and says why; the next one tries again."""
         deadline = time.monotonic() + LOCK_WAIT
+        stopping = False
         pause = 0.001
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                if STOPPING.is_set() and not stopping:
+                    stopping, deadline = True, min(deadline, now + STOPPING_WAIT)
+                if now >= deadline:
+                    why = "initd is stopping" if stopping else f"for over {LOCK_WAIT:g}s"
                     raise Unsafe(errno.EAGAIN, f"{os.path.join(self.place.path, self.lock_name)}"
-                                 f": held by another process for over {LOCK_WAIT:g}s: "
-                                 "not written") from None
-                time.sleep(pause)
+                                 f": held by another process ({why}): not written") from None
+                if stopping:
+                    time.sleep(pause)
+                else:
+                    STOPPING.wait(pause)  # (wakes at once when the stop begins)
                 pause = min(pause * 2, 0.02)
 
     def write(self, data: Data) -> None:

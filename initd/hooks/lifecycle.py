@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import select
 import threading
 import time
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ from initd.hooks.context import HookContext
 from initd.hooks.devcontainer import Command, Config, Stage
 from initd.hooks.output import Output
 from initd.hooks.run import new_log, record, record_start, refuse
+from initd.procspec import HOOK_ENV
 from initd.statefile import StateFile
 
 MARKERS = "devcontainer"  # the markers' directory in initd's state
@@ -98,7 +98,7 @@ class Keeper:
                         self._close(fd)
                     return
             wait = None if until is None else max(0.0, until - time.monotonic())
-            ready = select.select([self.wake_r, *fds], [], [], wait)[0]
+            ready = proc.wait_fds([self.wake_r, *fds], wait)
             if self.wake_r in ready:
                 os.read(self.wake_r, 4096)
             for fd in (fd for fd in ready if fd != self.wake_r):
@@ -116,7 +116,7 @@ class Keeper:
 
     def stop(self, grace: float) -> int:
         """Stop every process left in the commands' sessions (TERM, ``grace``, KILL, all
-        sessions at once), then stop reading their output. Returns how many there were."""
+        sessions at once). Returns how many there were."""
         counts: list[int] = []
         threads = []
         for sid in self.sessions:
@@ -130,12 +130,15 @@ class Keeper:
                 counts.append(proc.stop_session(sid, self.uid, grace))
         for thread in threads:
             thread.join()
+        return sum(counts)
+
+    def close(self) -> None:
+        """Stop reading the daemons' output (what they last wrote: LINGER_CLOSE more)."""
         with self.lock:
             self.closing = True
         self._wake()
         if self.thread is not None:
             self.thread.join()  # (at most LINGER_CLOSE: it closes what is left)
-        return sum(counts)
 
 
 class Lifecycle:
@@ -205,12 +208,23 @@ class Lifecycle:
                                    error=repr(err))
 
     def stop(self) -> None:
-        """The running command's group stopped (TERM, grace, KILL), the stages not begun
-        skipped, then everything left in the commands' sessions stopped."""
+        """The stages not begun skipped; the running command and everything left in the
+        commands' sessions stopped together (TERM, grace, KILL): one grace, not two (the
+        running command's session is among them)."""
         self.cancel.set()
+        counts: list[int] = []
+        stopper = threading.Thread(target=lambda: counts.append(
+            self.keeper.stop(self.ctx.grace)), name="devcontainer-stop", daemon=True)
+        try:
+            stopper.start()
+        except RuntimeError:  # no thread (a pids limit): one after the other
+            stopper.run()  # (the stage's command is stopped by its session, then joined)
         if self.thread is not None:
             self.thread.join()
-        left = self.keeper.stop(self.ctx.grace)
+        if stopper.ident is not None:
+            stopper.join()
+        left = sum(counts)
+        self.keeper.close()
         if left:
             self.ctx.log.info("devcontainer: stopped what its commands left running",
                               processes=left)
@@ -405,6 +419,7 @@ def prepare(config: Config, ctx: HookContext) -> Lifecycle | None:
         os.environ, chosen.account, {"DISCOBOT_SESSION_ID": ctx.session_id,
                                      "DISCOBOT_WORKSPACE": ctx.workspace,
                                      "DISCOBOT_HOOK_TYPE": devcontainer.KIND}), changes)
+    env.update(HOOK_ENV)
     for name in ctx.secrets:
         env.pop(name, None)
     ctx.log.info("devcontainer", file=config.path, wait_for=config.wait_for,

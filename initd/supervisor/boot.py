@@ -1,4 +1,5 @@
-"""The supervisor: the boot sequence of DESIGN.md §2, then supervision until the end.
+"""The supervisor: the boot sequence (ARCHITECTURE.md, "The boot sequence"), then
+supervision until the end.
 
 Runs in the process PID 1 forked (pid1.run), as an ordinary process: it waits only for
 its own children, through their pidfds.
@@ -8,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
 import signal
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from initd import __version__, agentfs, log, pid1signals, proc, settings, users
@@ -22,6 +23,7 @@ from initd.supervisor.children import (
     start_service,
     wants_service,
 )
+from initd.supervisor.shutdown import Shutdown
 from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
 from initd.supervisor.workspace import (
@@ -39,8 +41,6 @@ from initd.supervisor.workspace import (
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
 if TYPE_CHECKING:
-    from initd.hooks.lifecycle import Lifecycle
-    from initd.hooks.phase import BackgroundHooks
     from initd.supervisor.health import Probes
     from initd.supervisor.hookservice import ServiceChild
 
@@ -68,20 +68,17 @@ def boot(flags: argparse.Namespace) -> int:
     ctx = None
     if repo is not None or serve or devcontainer_json is not None or any(
             hook.type == "session" for hook in hooks):
-        ctx = hook_context(config, account, logger)._replace(
-            snapshots=roots, git_as=account if roots is not None else None)
-    lifecycle = None
+        ctx = hook_context(config, account, logger)._replace(snapshots=roots)
+    rest = Shutdown(config.grace)  # what is stopped beside the agent, and after it
     try:
-        background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
+        rest.background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
         if signals.stop.is_set():  # stopped during the session hooks: never start the agent
             logger.info("stopped before the agent started", signal=signals.stop_signal)
             return config.remapped(128 + signals.stop_signal)  # (no background hook begun)
         if devcontainer_json is not None:  # 3b. devcontainer.json's lifecycle commands
-            lifecycle = dev_container(ctx, signals, logger)
+            rest.lifecycle = dev_container(ctx, signals, logger)
         if signals.stop.is_set():  # stopped during them: never start the agent
             logger.info("stopped before the agent started", signal=signals.stop_signal)
-            if background is not None:
-                background.stop()
             return config.remapped(128 + signals.stop_signal)
         if repo is not None and ctx is not None:  # 4. the git chain
             install_precommit(repo, account, hooks, ctx.session_id, config.secret, logger)
@@ -89,25 +86,22 @@ def boot(flags: argparse.Namespace) -> int:
             logger.warning("cannot give what root made for the agent to the agent (no "
                            "CAP_CHOWN?): its hook service may not write its state there",
                            path=path)
-        service = None
         if serve and ctx is not None:  # 5a. the hook service, started beside the agent
-            service = start_service(config, account, ctx, roots, repo, signals, logger)
-        return run_agent(config, account, service, background, signals, logger, probes,
-                         lifecycle)
+            rest.service = start_service(config, account, ctx, repo, signals, logger)
+        return run_agent(config, account, rest, signals, logger, probes)
     finally:
-        if lifecycle is not None:  # after the agent: its stages, and the daemons they left
-            lifecycle.stop()
+        rest.finish()  # (what was not stopped yet: a stop before the agent, an error)
         if roots is not None:
             roots.close()
         if probes is not None:
             probes.close()
 
 
-def run_agent(config: settings.Settings, account: users.Account | None,
-              service: ServiceChild | None, background: BackgroundHooks | None,
-              signals: SignalChannel, logger: log.Logger, probes: Probes | None = None,
-              lifecycle: Lifecycle | None = None) -> int:
-    """5b-7: the agent, supervised until it ends or initd is told to stop."""
+def run_agent(config: settings.Settings, account: users.Account | None, rest: Shutdown,
+              signals: SignalChannel, logger: log.Logger, probes: Probes | None = None) -> int:
+    """5b-7: the agent, supervised until it ends or initd is told to stop; then the rest
+    (shutdown.py: the stop's one budget)."""
+    service, lifecycle = rest.service, rest.lifecycle
     env = agent_environment(config, account, service)
     agent = Supervised(  # 5b. the agent
         "agent",
@@ -125,14 +119,10 @@ def run_agent(config: settings.Settings, account: users.Account | None,
             return config.remapped(128 + signals.stop_signal)
         with log.phase(logger, "agent start"):
             agent.start()
-        code = supervise(agent, signals, logger, service, probes)  # 6-7. until the end
+        code = supervise(agent, signals, logger, service, probes, rest.begin)  # 6-7.
     finally:
         tell(describe(agent, service, "stopping"), service, probes)
-        if service is not None:
-            service.stop(signal.SIGTERM)  # the agent first, then its hook service
-            service.close()
-        if background is not None:
-            background.stop()  # blocking: false session hooks still running go with us
+        rest.finish()  # the agent first, then its hook service; the rest with them
     return config.remapped(code)
 
 
@@ -172,7 +162,8 @@ def start_probes(config: settings.Settings) -> Probes | None:
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
-              service: ServiceChild | None = None, probes: Probes | None = None) -> int:
+              service: ServiceChild | None = None, probes: Probes | None = None,
+              stopping: Callable[[], None] | None = None) -> int:
     """Until the agent is done: forward signals, restart by policy, stop on the stop signal.
     The hook service, if any, is kept alive alongside and told of every change; only the
     agent's fate ends it."""
@@ -181,11 +172,13 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
         tell(describe(agent, service, "running"), service, probes)
         fds = [signals.fileno(), *(w.fileno() for child in children for w in child.waitables())]
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
-        select.select(fds, [], [], min(timeouts) if timeouts else None)
+        proc.wait_fds(fds, min(timeouts) if timeouts else None)  # (poll: invariant 13)
         for sig in signals.drain():
             if sig in signals.stop_signals:
                 # not ready from now on: traffic goes elsewhere
                 tell(describe(agent, service, "stopping"), service, probes)
+                if stopping is not None:  # what stops beside the agent (shutdown.py)
+                    stopping()
                 return stop(agent, sig, signals, logger)
             agent.forward(sig)
         for child in children:

@@ -1,0 +1,79 @@
+"""The end of a boot: what initd started besides the agent, stopped within one budget.
+
+The stop signal gives the agent ``--grace`` (its own stop: supervise.py). Meanwhile the
+background session hooks and devcontainer.json's commands and daemons are stopped too,
+each in a thread (stop signal, grace, KILL to their groups and sessions); the hook
+service is stopped once the agent is gone, since the agent may still fire events while
+it shuts down, with what is left of the same grace (at least FLOOR). So a stop takes
+``--grace`` plus FLOOR plus PID 1's sweep, whatever the agent does: ignore TERM, stop
+its own service, or hold a lock on a state file root writes (statefile.STOPPING: root's
+writers then wait for no lock held by someone else).
+
+When the agent ends by itself, everything else is stopped at once the same way.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from initd import statefile
+
+if TYPE_CHECKING:
+    from initd.hooks.lifecycle import Lifecycle
+    from initd.hooks.phase import BackgroundHooks
+    from initd.supervisor.hookservice import ServiceChild
+
+FLOOR = 0.5  # seconds the hook service gets at least, when the agent took all the grace
+
+
+class Shutdown:
+    def __init__(self, grace: float) -> None:
+        self.grace = grace
+        self.background: BackgroundHooks | None = None
+        self.lifecycle: Lifecycle | None = None
+        self.service: ServiceChild | None = None
+        self.deadline: float | None = None
+        self._threads: list[threading.Thread] = []
+        self._done = False
+
+    def begin(self) -> None:
+        """The stop signal came (or the agent ended): the budget starts, root's writers
+        stop waiting for locks, and the background hooks and the devcontainer's
+        commands are told to stop, beside the agent."""
+        if self.deadline is not None:
+            return
+        self.deadline = time.monotonic() + self.grace
+        statefile.STOPPING.set()
+        for stop in (self.background.stop if self.background else None,
+                     self.lifecycle.stop if self.lifecycle else None):
+            if stop is not None:
+                self._thread(stop)
+
+    def finish(self) -> None:
+        """After the agent: the hook service with what is left of the budget, then wait
+        for the rest (each bounded by its grace). Once; whatever was never started is
+        not there to stop."""
+        if self._done:
+            return
+        self._done = True
+        self.begin()
+        if self.service is not None:
+            assert self.deadline is not None
+            left = max(FLOOR, self.deadline - time.monotonic())
+            self.service.stop(signal.SIGTERM, grace=left)
+            self.service.close()
+        for thread in self._threads:
+            thread.join()
+
+    def _thread(self, stop: Callable[[], None]) -> None:
+        thread = threading.Thread(target=stop, name="shutdown", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread (a pids limit): in line, one after the other
+            stop()
+            return
+        self._threads.append(thread)
