@@ -1,12 +1,15 @@
-"""Fire one event: run its hooks in order and say what the agent should do (DESIGN.md §6).
+"""Fire one event: run its hooks in order and say what the agent should do (README,
+"Lifecycle events").
 
 For each hook of the event, in the order they load (dialects/__init__.py):
 
-1. filters: a loop's hooks only for its ``stage``; ``tool_name`` (a comma list, any case)
+1. trust: with enforcement on, a workspace hook not approved as it is now does not run,
+   and is refused with the reason on every event it is written for: nothing of it (its
+   matcher, ``if``, pattern, ``when``) is evaluated before it is approved;
+2. filters: a loop's hooks only for its ``stage``; ``tool_name`` (a comma list, any case)
    against the payload's tool; ``pattern`` (``*.ext`` list, path substring, or glob)
    against its ``file``/``files``: a command with ``{file}`` runs once per file; Claude
    Code's ``matcher`` and ``if`` (matchers.py), an identical Claude command once;
-2. trust: with enforcement on, a workspace hook not approved as it is now does not run;
 3. ``when``: false, and the hook is skipped; a condition that cannot be evaluated is an
    error result;
 4. the action, again and again with ``on_failure: retry``; one not awaited is started and
@@ -39,7 +42,7 @@ from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
 from initd.events.dialects import Cache
 from initd.events.filters import applies, deduplicated, files_for
-from initd.events.model import EventHook
+from initd.events.model import EventHook, Script
 from initd.events.records import Sessions
 from initd.events.setup import Setup
 from initd.events.stoploop import StopLoop
@@ -95,7 +98,12 @@ class Engine:
         if event is None:
             raise UnknownEvent(f"no event {name!r} (known: {kinds.known()})")
         found = self.cache.get()
-        hooks = deduplicated([h for h in found.hooks if h.event == event.name], payload)
+        hooks = [h for h in found.hooks if h.event == event.name]
+        # trust before any filter: nothing of a hook not approved (its matcher, `if`,
+        # pattern, when) is evaluated on the agent's payload; it is refused, with its
+        # reason, on every event it is written for
+        refused = {id(h): why for h in hooks if (why := self._refused(h)) is not None}
+        hooks = deduplicated(hooks, payload, lambda hook: id(hook) in refused)
         table = variables.table(event, payload, self.setup)
         marker = self._record(lambda sessions: sessions.begin(event.name)) if hooks else None
         state = Tally(event)
@@ -109,18 +117,38 @@ class Engine:
         for hook in hooks:
             if state.stopped:
                 break
+            if id(hook) in refused:
+                state.error(hook, refused[id(hook)], Status.UNTRUSTED)
+                continue
             given, names = (said, own) if hook.dialect == "claude" else (payload, table)
             for file in files_for(hook, given):
                 self._one(hook, event, given if file is None else {**given, "file": file},
                           names, state, found.pipelines, cancel, journal)
                 if state.stopped:
                     break
+        self._unread(found.unread, event, state)  # (after the hooks that were read)
         outcome = Outcome(event.name, state.blocked, state.reason, state.feedback,
                           "\n".join(state.context) if event.name in CONTEXT_EVENTS else None,
                           state.aborted, state.results, **state.claude())
         self.stops.after(event.name, outcome.blocked)
         self._record(lambda sessions: sessions.end(marker, outcome.as_json(), payload))
         return outcome
+
+    def _unread(self, unread: list[tuple[str, str]], event: Event, state: Tally) -> None:
+        """A hooks directory not read whole: an error result in this event's answer, and
+        a blockable event is blocked, since a guard may be among the files not read
+        (invariant 12: never silently open). Said in the log once per directory and
+        reason."""
+        for directory, why in unread:
+            if (directory, why) not in self._warned:
+                self._warned.add((directory, why))
+                self.setup.log.error("hooks directory not read whole: blockable events are "
+                                     "blocked", directory=directory, reason=why)
+            stand_in = EventHook(event=event.name, dialect="discobot", source=directory,
+                                 key="(directory)", label=f"the hooks in {directory}",
+                                 spec=Script(directory, "unread"), timeout=0, wait=True,
+                                 on_error="deny")
+            state.error(stand_in, why)
 
     def _record(self, write: Callable[[Sessions], Any]) -> Any:
         """A write to the session's record; failing to write is logged, never the
@@ -138,11 +166,6 @@ class Engine:
              cancel: threading.Event | None, journal: Entry | None = None) -> None:
         if not applies(hook, payload):
             return
-        if self.setup.trust is not None and hook.workspace:
-            entry = for_event_hook(hook)
-            if not self.setup.trust.allows(entry):
-                state.error(hook, self.setup.trust.why_not(entry), Status.UNTRUSTED)
-                return
         call = Call(hook=hook, event=event.name, payload=payload, variables=dict(table),
                     env=variables.environment(self.setup.env, table),
                     workspace=self.setup.workspace, state_dir=self.setup.state_dir,
@@ -165,6 +188,14 @@ class Engine:
         self._warn(hook, result.unknown)
         state.record(hook, result, event)
         self._carry(hook, result, table)
+
+    def _refused(self, hook: EventHook) -> str | None:
+        """Why trust refuses ``hook`` (enforced, a workspace hook not approved as it is
+        now), or None."""
+        if self.setup.trust is None or not hook.workspace:
+            return None
+        entry = for_event_hook(hook)
+        return None if self.setup.trust.allows(entry) else self.setup.trust.why_not(entry)
 
     def _start(self, call: Call) -> ActionResult:
         """A fire-and-forget action started (owned by Background), or why not."""

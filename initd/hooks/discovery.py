@@ -10,19 +10,22 @@ go on.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from initd import agentfs, paths
 from initd.errors import one_line, shown
-from initd.hooks import frontmatter, model
+from initd.hooks import frontmatter, model, workspacefiles
 from initd.hooks.model import Hook
 
 NOTE, ERROR = "note", "error"
 HEAD_LIMIT = frontmatter.HEAD_LIMIT  # of each file: the front matter must close within it
-MAX_ENTRIES = 1000  # a hooks directory holds a few dozen files; past this it is refused
+MAX_ENTRIES = 1000  # of a directory's names, in order, read as hooks; the rest are not
+SCAN_LIMIT = 100_000  # names listed to find those (a directory the agent filled: bounded)
 
 
 class Problem(NamedTuple):
@@ -37,6 +40,10 @@ class Problem(NamedTuple):
 class Found(NamedTuple):
     hooks: tuple[Hook, ...]
     problems: tuple[Problem, ...]
+    # directories not read whole (over MAX_ENTRIES names): their problems, also in
+    # ``problems``. A guard among the names not read did not run: the callers say so
+    # in every answer, and a blockable event is blocked (invariant 12: fail closed).
+    unread: tuple[Problem, ...] = ()
 
     @property
     def errors(self) -> tuple[Problem, ...]:
@@ -51,21 +58,22 @@ def for_workspace(workspace: str, image_dir: str) -> Found:
 def discover(directories: Sequence[str]) -> Found:
     hooks: list[Hook] = []
     problems: list[Problem] = []
+    unread: list[Problem] = []
     by_id: dict[str, str] = {}
     for directory in directories:
         try:
-            names = _names(directory)
+            names, more = listing(directory)
         except FileNotFoundError:
             continue
         except OSError as err:
+            # (not "unread": an image's hooks directory only root may list holds
+            # root's session hooks, which the agent's service has no business seeing)
             problems.append(Problem(directory, f"cannot list the directory: {err.strerror}",
                                     ERROR))
             continue
-        if names is None:
-            problems.append(Problem(directory, f"holds over {MAX_ENTRIES} entries: not read "
-                                    "(hooks are a few files; is this the right directory?)",
-                                    ERROR))
-            continue
+        if more:
+            unread.append(_overflow(directory, names, more))
+            problems.append(unread[-1])
         for name in names:
             path = os.path.join(directory, name)
             if name.startswith("."):  # .gitkeep, editor swap files: never run
@@ -81,7 +89,7 @@ def discover(directories: Sequence[str]) -> Found:
             else:
                 by_id[found.id] = found.path
                 hooks.append(found)
-    return Found(tuple(hooks), tuple(problems))
+    return Found(tuple(hooks), tuple(problems), tuple(unread))
 
 
 def load(path: str, directory: str) -> Hook | Problem:
@@ -90,7 +98,9 @@ def load(path: str, directory: str) -> Hook | Problem:
     a FIFO or device is never opened for real (non-blocking, then fstat: no swap between
     a look and the read), and no more than the head is read, whatever the file's size."""
     try:
-        head, info = agentfs.read_regular(path, HEAD_LIMIT)
+        head, info = workspacefiles.read(path, HEAD_LIMIT)  # (a verb's guard: no link)
+    except workspacefiles.Refused as err:
+        return Problem(path, err.why, NOTE)
     except agentfs.Unsafe:
         return Problem(path, "not a regular file", NOTE)
     except OSError as err:  # ELOOP for a symlink loop, ENOENT for a dangling link
@@ -130,13 +140,28 @@ def _label(fields: dict[str, object]) -> str:
     return f"hook {shown(name)}: " if isinstance(name, str) else ""
 
 
-def _names(directory: str) -> list[str] | None:
-    """The directory's names in order; None when there are too many to be hooks (the
-    agent may fill its workspace's hooks directory, and root reads it at boot)."""
-    names = []
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            names.append(entry.name)
-            if len(names) > MAX_ENTRIES:
-                return None
-    return sorted(names)
+def listing(directory: str) -> tuple[list[str], int]:
+    """The first MAX_ENTRIES names of ``directory`` in name order, and how many more
+    there are (0: none). The agent may fill its workspace's hooks directory, and root
+    reads it at boot: memory is bounded by MAX_ENTRIES (the smallest names so far are
+    kept while the rest are listed), time by SCAN_LIMIT (names past it are not listed:
+    the count then says "or more", and the order is that of the names listed)."""
+    listed = 0
+
+    def names(entries: Iterator[os.DirEntry[str]]) -> Iterator[str]:
+        nonlocal listed
+        for entry in itertools.islice(entries, SCAN_LIMIT):
+            listed += 1
+            yield entry.name
+
+    with workspacefiles.scandir(directory) as entries:  # (a verb's guard: no link)
+        first = heapq.nsmallest(MAX_ENTRIES, names(entries))
+    return first, listed - len(first)
+
+
+def _overflow(directory: str, names: list[str], more: int) -> Problem:
+    many = f"{MAX_ENTRIES + more}" + (" or more" if MAX_ENTRIES + more >= SCAN_LIMIT else "")
+    return Problem(directory, f"holds {many} entries: only the first {MAX_ENTRIES} in name "
+                   f"order are read as hooks (up to {shown(names[-1], 60)}); a hook among "
+                   "the rest does not run (hooks are a few files: is this the right "
+                   "directory?)", ERROR)

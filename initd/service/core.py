@@ -51,6 +51,7 @@ class HookService:
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
+        self._said: set[discovery.Problem] = set()  # (_unread)
 
     def _keep_reprompts(self, count: int) -> None:
         try:
@@ -92,13 +93,34 @@ class HookService:
                 evaluation = filehooks.evaluate(found.hooks, self.ctx, cancel=self._cancel,
                                                 gate=None if entry is None else
                                                 self._gate(entry))
-                answer = self._answer(evaluation, entry)
+                answer = {**self._answer(evaluation, entry),
+                          "problems": self._unread(found)}
             finally:
                 self._cancel = None
                 self._lock.release()
             if entry is not None:
                 entry.answered(answer)
             return {**answer, "replayed": False}
+
+    def trust_verdict(self, key: str, digest: str) -> str | None:
+        """None when a person approved ``digest`` for ``key``, else why not: root's word
+        (the store is its alone) under a supervisor, else the store's, read here."""
+        if self.link is not None and os.geteuid() != 0:
+            return self.link.trust_verdict(key, digest)
+        from initd.hooks.trust import Trust
+
+        trust = self.ctx.trust or Trust(enforce=True)
+        return trust.verdict(key, digest)
+
+    def _unread(self, found: Found) -> list[str]:
+        """Hooks directories not read whole (a file hook among the rest did not run):
+        in every turn's answer, and said in the log once per directory and reason."""
+        for problem in found.unread:
+            if problem not in self._said:
+                self._said.add(problem)
+                self.ctx.log.error("hooks directory not read whole", directory=problem.path,
+                                   reason=problem.reason)
+        return [str(problem) for problem in found.unread]
 
     def _gate(self, entry: Entry) -> filehooks.Gate:
         """Each file hook once per turn: its recorded result when an earlier delivery

@@ -409,3 +409,39 @@ def test_one_bad_file_never_stops_discovery(hooks: Path, extra: str) -> None:
     found = discovery.discover([str(hooks)])
     assert [h.name for h in found.hooks] == ["good"]
     assert [(p.path, p.severity) for p in found.problems] == [(str(bad), ERROR)]
+
+
+# --- a directory with more names than hooks (the agent may fill the workspace's)
+
+
+def test_an_overfull_directory_gives_its_first_names_in_order_and_says_the_rest(
+        hooks: Path) -> None:
+    names = [f"{n:05d}-x" for n in range(discovery.MAX_ENTRIES + 37)]
+    for name in random.sample(names, len(names)):  # (the order listdir gives is not ours)
+        (hooks / name).write_text("not a hook\n")
+    first, more = discovery.listing(str(hooks))
+    assert (first, more) == (sorted(names)[:discovery.MAX_ENTRIES], 37)
+    found = discovery.discover([str(hooks)])
+    [unread] = found.unread
+    assert unread in found.problems and unread.severity == ERROR
+    assert f"holds {discovery.MAX_ENTRIES + 37} entries" in unread.reason
+    assert "only the first 1000 in name order" in unread.reason
+
+
+def test_past_the_scan_limit_the_count_says_or_more(
+        hooks: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(discovery, "MAX_ENTRIES", 3)
+    monkeypatch.setattr(discovery, "SCAN_LIMIT", 10)
+    for n in range(25):
+        (hooks / f"{n:02d}").write_text("x\n")
+    first, more = discovery.listing(str(hooks))
+    assert len(first) == 3 and more == 7  # 10 listed, 3 of them read
+    [unread] = discovery.discover([str(hooks)]).unread
+    assert "holds 10 or more entries" in unread.reason
+
+
+def test_a_directory_within_the_limit_is_read_whole(hooks: Path) -> None:
+    for n in range(discovery.MAX_ENTRIES):
+        (hooks / f"{n:04d}").write_text("x\n")
+    assert discovery.listing(str(hooks))[1] == 0
+    assert discovery.discover([str(hooks)]).unread == ()

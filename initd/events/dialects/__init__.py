@@ -10,6 +10,7 @@ import os
 from initd import paths
 from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
 from initd.events.dialects.common import Collected
+from initd.hooks import discovery
 
 
 def load_all(workspace: str, image_dir: str, home: str) -> Collected:
@@ -43,9 +44,10 @@ class Cache:
                  *(path for path, _ in claude.files(workspace, home))]
         for directory in (image_dir, workspace_hooks):  # a script edited in place
             try:
-                found += [os.path.join(directory, n) for n in sorted(os.listdir(directory))]
+                names, _ = discovery.listing(directory)  # (bounded, as discovery reads)
             except OSError:
-                pass
+                continue
+            found += [os.path.join(directory, n) for n in names]
         return found
 
     def get(self) -> Collected:

@@ -26,9 +26,10 @@ def read(path: str, fmt: str) -> Any:
     naming it. (Root reads these too, for ``initd hooks list|check|trust``: a FIFO or a
     YAML alias bomb must cost it nothing.)"""
     from initd import agentfs
+    from initd.hooks import workspacefiles
 
-    try:
-        raw, _ = agentfs.read_regular(path, CONFIG_LIMIT, whole=True)
+    try:  # (under a verb's guard, through the door: no link, the owner's files only)
+        raw, _ = workspacefiles.read(path, CONFIG_LIMIT, whole=True)
         text = raw.decode("utf-8")
     except (FileNotFoundError, NotADirectoryError):
         return None
@@ -173,6 +174,9 @@ class Collected:
     def __init__(self) -> None:
         self.hooks: list[model.EventHook] = []
         self.problems: list[tuple[str, str, str]] = []  # (path, reason, "error"|"warning")
+        # (directory, why) for a hooks directory not read whole: every event says so,
+        # and a blockable one is blocked (a guard may be among what was not read)
+        self.unread: list[tuple[str, str]] = []
         self.pipelines: dict[str, dict[str, Any]] = {}
 
     def error(self, path: str, err: LoadError) -> None:
@@ -225,4 +229,5 @@ class Collected:
     def extend(self, other: Collected) -> None:
         self.hooks += other.hooks
         self.problems += other.problems
+        self.unread += other.unread
         self.pipelines.update(other.pipelines)

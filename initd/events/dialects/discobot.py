@@ -12,7 +12,10 @@ from initd.hooks.model import Hook
 
 def load(workspace: str, image_dir: str) -> Collected:
     found = Collected()
-    for hook in discovery.for_workspace(workspace, image_dir).hooks:
+    discovered = discovery.for_workspace(workspace, image_dir)
+    for problem in discovered.unread:  # a guard may be among what was not read
+        found.unread.append((problem.path, problem.reason))
+    for hook in discovered.hooks:
         if not hook.is_event:
             continue
         found.hook(hook.path, _hook, hook, image_dir)
