@@ -1,4 +1,5 @@
-"""DESIGN.md §3: the agent's fate is the container's exit code (dumb-init's and tini's cases)."""
+"""README, "Exit codes": the agent's fate is the container's exit code (dumb-init's and
+tini's cases)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""File-hook patterns (DESIGN.md §4): globs over workspace-relative paths, by wcmatch.
+"""File-hook patterns (README, "File hooks"): globs over workspace-relative paths, by wcmatch.
 
 ``**``, ``{a,b}`` braces, extglob and ``!`` negation; dot files only when named. A pattern
 without ``/`` matches the base name at any depth (``*.go`` matches ``cmd/x/main.go``, as

@@ -1,4 +1,4 @@
-"""The agent as an attacker (DESIGN.md invariant 8): a real user made for this test run,
+"""The agent as an attacker (ARCHITECTURE.md, invariant 8): a real user made for this test run,
 root-owned canaries that prove what root did or did not do, and a workspace the agent
 owns, for initd booted as PID 1 with ``--user``.
 

@@ -4,7 +4,7 @@
 Default: inside ``pid1.run`` (the real two-tier layout: PID 1 reaps with waitpid(-1)
 in its own process), while orphans keep PID 1's reaper busy. ``--same-process-reaper``
 is the negative control: the same loop with a waitpid(-1) thread in the same process,
-the bug DESIGN.md invariant 1 exists to prevent (CPython then reports exit 0).
+the bug ARCHITECTURE.md's invariant 1 exists to prevent (CPython then reports exit 0).
 Prints ``runs=N false_successes=K``.
 """
 
