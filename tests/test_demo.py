@@ -31,7 +31,7 @@ def test_the_demo_shows_every_capability_and_exits_with_the_agents_code() -> Non
         "[Discobot Hook Failed] \"Python syntax\" (pattern: *.py)",
         "(Attempt 1/3)",
         "every one passed",
-        "indexed as root: hello.py",  # a root file hook, run for the unprivileged service
+        "indexed as initd-demo: hello.py",  # a file hook runs as the agent, always
         "zombies now: 0",
         "commit rejected: the lines above still say TODO",
         "Add notes",

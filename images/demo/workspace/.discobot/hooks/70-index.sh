@@ -1,10 +1,9 @@
 #!/bin/sh
 #---
-# name: System index
+# name: Index
 # type: file
 # pattern: "*.py"
-# run_as: root
 # notify_llm: false
-# description: as root, from initd's copy taken at boot (the agent cannot edit it into root)
+# description: as the agent, like every file hook (root runs the workspace's code only before the agent starts)
 #---
 echo "indexed as $(id -un): $DISCOBOT_CHANGED_FILES"
