@@ -7,7 +7,7 @@ PYTHON ?= /usr/bin/python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux strace binutils
+SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux strace binutils gcc libcap2-bin
 
 .PHONY: all test lint demo bench clean system-packages image bundle wheels dist e2e
 

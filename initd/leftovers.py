@@ -1,5 +1,5 @@
 """Stopping what a dead child left behind: a hook's process group, a hook service's
-session, the root processes a root session hook left.
+session (what a root session hook left running as root: orphans.py).
 
 The child itself is gone, so there is no Child (and no pidfd from its start) to go by:
 only a group or session id, and /proc (procfs) to check each time that the processes
@@ -15,11 +15,9 @@ import signal
 import time
 from collections.abc import Callable
 
-from initd.procfs import LIMITS, proc_groups, real_uid, start_ticks, stat_fields, uids
+from initd.procfs import LIMITS, proc_groups, real_uid, start_ticks, stat_fields
 
 KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone (and the stops here)
-KILL_ROUNDS = 20  # of KILL and a rescan, for root orphans still forking their way out
-LIMIT_WAIT = 30.0  # seconds the sweep of root orphans waits for a descriptor (EMFILE)
 
 
 def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool:
@@ -70,78 +68,6 @@ def stop_session(sid: int, uid: int | None, grace: float) -> int:
         return 0
     return _stop_each(lambda: _session_members(sid, uid),
                       lambda pid: _in_session(pid, sid, uid), grace)
-
-
-def root_orphans(reaper: int, me: int) -> dict[int, int]:
-    """Processes with uid 0 among their real, effective and saved uids that descend from
-    ``reaper`` (PID 1, or initd's subreaper) but not from ``me`` (the supervisor), so
-    that nothing of initd's own started them: what a root hook left when it ended (its
-    children re-parent to the reaper). {pid: start ticks}: a pid alone may be reused.
-    At the descriptor limit it waits for one (LIMIT_WAIT), then raises: "cannot look"
-    is never "none left"."""
-    deadline = time.monotonic() + LIMIT_WAIT
-    while True:
-        try:
-            return _root_orphans(reaper, me)
-        except OSError as err:
-            if err.errno not in LIMITS or time.monotonic() >= deadline:
-                raise
-        time.sleep(0.1)
-
-
-def _root_orphans(reaper: int, me: int) -> dict[int, int]:
-    parents: dict[int, int] = {}
-    fields: dict[int, list[bytes]] = {}
-    for name in os.listdir("/proc"):
-        found = stat_fields(name, strict=True) if name.isdigit() else None
-        if found is not None and found[0] not in (b"Z", b"X"):
-            parents[int(name)], fields[int(name)] = int(found[1]), found
-    orphans = {}
-    for pid in parents:
-        if pid not in (reaper, me) and _descends(pid, parents, reaper, me) \
-                and 0 in uids(pid, strict=True):
-            orphans[pid] = int(fields[pid][19])  # field 22, starttime
-    return orphans
-
-
-def _descends(pid: int, parents: dict[int, int], reaper: int, me: int) -> bool:
-    seen = 0
-    while pid in parents and seen < len(parents):  # (a cycle cannot be, but a race is)
-        pid, seen = parents[pid], seen + 1
-        if pid == me:
-            return False
-        if pid == reaper:
-            return True
-    return False
-
-
-def stop_root_orphans(reaper: int, me: int, spared: dict[int, int],
-                      grace: float) -> dict[int, int]:
-    """Stop every root orphan (``root_orphans``) not in ``spared``: TERM, ``grace``, then
-    KILL, rescanning each round, since a daemon may be forking its way out while this
-    runs (each round catches what the last one's fork made). Each is signalled through a
-    pidfd opened while it was seen, with its start time checked. Returns those seen."""
-    def members() -> dict[int, int]:
-        return {pid: ticks for pid, ticks in root_orphans(reaper, me).items()
-                if spared.get(pid) != ticks}
-
-    seen: dict[int, int] = {}
-    rounds = [(signal.SIGTERM, grace)] + [(signal.SIGKILL, 0.1)] * KILL_ROUNDS
-    for sig, wait in rounds:
-        now = members()
-        if not now:
-            break
-        seen.update(now)
-        for pid, ticks in now.items():
-            _send(pid, ticks, sig)
-        deadline = time.monotonic() + wait
-        while members() and time.monotonic() < deadline:
-            time.sleep(0.02)
-    return seen
-
-
-def _send(pid: int, ticks: int, sig: int) -> None:
-    _signal(pid, lambda: start_ticks(pid) == ticks, sig)
 
 
 def _signal(pid: int, still: Callable[[], bool], sig: int) -> bool:

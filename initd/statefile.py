@@ -41,7 +41,7 @@ def root(home: str, state_dir: str | None, owner: tuple[int, int] | None = None)
     trusted as named), else the agent's ``~/.discobot`` (walked from its home, never
     through a link)."""
     if state_dir:
-        return Place(state_dir, (), owner)
+        return Place.named(state_dir, owner)
     return Place(home, (paths.STATE,), owner)
 
 

@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "initd"
 PID1 = {"initd", "initd.__main__", "initd.cli", "initd.pid1", "initd.errors",
         "initd.pid1log", "initd.pid1signals"}
 SYSTEM = {"initd.paths", "initd.proc", "initd.limits", "initd.procspec", "initd.procfs",
-          "initd.leftovers", "initd.users", "initd.statefile", "initd.agentfs",
+          "initd.leftovers", "initd.orphans", "initd.users", "initd.statefile", "initd.agentfs",
           "initd.agentfs.common", "initd.agentfs.place", "initd.agentfs.directory",
           "initd.agentfs.byname", "initd.httpbind", "initd.httpwire",
           "initd.log", "initd.settings", "initd.safeyaml", "initd.channel", "initd.httpd",

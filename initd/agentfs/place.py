@@ -27,6 +27,22 @@ class Place(NamedTuple):
     def child(self, *names: str) -> Place:
         return self._replace(parts=(*self.parts, *names))
 
+    @classmethod
+    def named(cls, path: str, owner: Owner | None = None) -> Place:
+        """A directory an operator named (``--state-dir``), which may lie in a tree the
+        agent can write (its home): the base is the deepest ancestor that only root can
+        change (``root_only``), and every component below it is walked without following
+        a link. /var/lib/x stays one trusted base; ~agent/state is walked from /home."""
+        base, parts = "/", [p for p in os.path.normpath(os.path.abspath(path)).split("/")
+                            if p]
+        while parts:
+            nxt = os.path.realpath(os.path.join(base, parts[0]))  # (a link root made)
+            if not root_only(nxt) or not os.path.isdir(nxt):
+                break
+            base = nxt
+            parts.pop(0)
+        return cls(base, tuple(parts), owner)
+
     def open(self, create: bool = False) -> Dir:
         """The directory, held open; ``create`` makes what is missing (given to the
         owner). FileNotFoundError when it is missing and not ``create``; Unsafe when
@@ -53,6 +69,25 @@ class Place(NamedTuple):
             os.close(fd)
             raise
         return Dir(fd, self.path, self.owner)
+
+
+def root_only(path: str) -> bool:
+    """``path`` (resolved) and each directory above it are root's, and none of those
+    above lets anyone else rename or replace what is in it (not writable by group or
+    others, or sticky: then others cannot rename root's entries). Errors: not so."""
+    try:
+        if os.lstat(path).st_uid != 0:
+            return False
+        above = os.path.dirname(path)
+        while True:
+            info = os.lstat(above)
+            if info.st_uid != 0 or (info.st_mode & 0o022 and not info.st_mode & 0o1000):
+                return False
+            if above == "/":
+                return True
+            above = os.path.dirname(above)
+    except OSError:
+        return False
 
 
 def _open_base(base: str, create: bool, owner: Owner | None, follow: bool = True) -> int:

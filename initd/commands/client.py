@@ -123,7 +123,7 @@ def call(method: str, path: str, body: Any = None, sock: str | None = None,
         status, answer = _resent(method, path, data, sock, timeout, key)
     try:
         return status, json.loads(answer or b"null")
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:  # (nested past the stack: the agent's)
         raise _failure(err, socket_path(sock), timeout) from None
 
 
@@ -178,7 +178,7 @@ def _failure(err: Exception, where: str, timeout: float | None) -> InitdError:
     if isinstance(err, PermissionError):
         return InitdError(f"{where}: permission denied (the socket is for root and the "
                           "agent user's group)")
-    if isinstance(err, Incomplete | ValueError | ConnectionResetError):  # it died mid-answer
+    if isinstance(err, Incomplete | ValueError | RecursionError | ConnectionResetError):
         return InitdError(f"the hook service at {where} stopped in the middle of its answer "
                           f"({err or type(err).__name__}); it restarts by itself: ask again")
     if isinstance(err, TimeoutError):  # bound by root, so connecting works; nobody answers

@@ -294,10 +294,21 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
         from initd.commands import client
 
         ctx = ctx._replace(trust=ctx.trust.asking(client.trust_verdict))
+    copies = None
+    if os.geteuid() == 0 and matches[0].run_as == "root":
+        # Root runs a copy it took now, and --trust judges exactly those bytes: the agent
+        # may swap the workspace's file between a hash and an exec by name.
+        from initd.supervisor.roothooks import RootHooks
+
+        copies = RootHooks(matches[:1])
+        ctx = ctx._replace(snapshots=copies)
     try:
         result = run.run_one(matches[0], ctx, echo=lambda line: print(line, flush=True))
     except OSError as err:
         raise InitdError(f"cannot run hook {name!r}: {err}") from None
+    finally:
+        if copies is not None:
+            copies.close()
     return result.exit_code  # a failure was logged with its exit code and log path
 
 
@@ -309,12 +320,20 @@ def served(verb: str, argv: Sequence[str]) -> int:
 
     p = Parser(prog=f"initd hooks {verb}")
     p.add_argument("id")
+    if verb == "output":
+        p.add_argument("--raw", action="store_true", help="as root too, the log as the hook "
+                       "wrote it, terminal escapes and all")
     socket_option(p)
     args = p.parse_args(argv)
     if verb == "output":
         code, answer = client.call("GET", f"/v1/hooks/{args.id}/output", sock=args.socket)
-        if code == 200:
-            sys.stdout.write(answer["output"])
+        if code == 200 and isinstance(answer, dict) and isinstance(answer.get("output"), str):
+            text = answer["output"]
+            # What the agent's hooks printed, read by root (an operator at a terminal):
+            # escapes that set the clipboard, the title or clear the screen are shown
+            # as text, never sent to the terminal. Lines and tabs stay.
+            sys.stdout.write(text if args.raw or os.geteuid() != 0 else "\n".join(
+                one_line(line.replace("\t", " " * 4)) for line in text.split("\n")))
             return 0
         return client.show(code, answer)
     return client.show(*client.call("POST", f"/v1/hooks/{args.id}/rerun", sock=args.socket))

@@ -76,7 +76,7 @@ def _refused(body: bytes) -> int:
 
     try:
         answer = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # (the answer is the agent's service's)
         answer = body.decode(errors="replace")
     print(client.reason(answer), file=sys.stderr)
     return 1

@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Sequence
 
-from initd import leftovers, paths, procfs
+from initd import orphans, paths
 from initd.errors import shown
 from initd.hooks import runner
 from initd.hooks.context import HookContext
@@ -120,14 +120,13 @@ def _blocking(hook: Hook, ctx: HookContext, cancel: threading.Event | None,
         return run_one(hook, ctx, cancel=cancel, recorder=recorder.submit)
     reaper, me = os.getppid(), os.getpid()
     try:
-        before = leftovers.root_orphans(reaper, me)  # the image's hooks' daemons are spared
+        before = orphans.root_orphans(reaper, me)  # the image's hooks' daemons are spared
     except OSError as err:  # (no descriptor for LIMIT_WAIT): not run, rather than unwatched
         return refuse(hook, ctx, f"not run: what it leaves running as root cannot be "
                                  f"found ({err.strerror}), and it may leave nothing")
     result = run_one(hook, ctx, cancel=cancel, recorder=recorder.submit)
     try:
-        left = {pid: procfs.command(pid) for pid in leftovers.stop_root_orphans(
-            reaper, me, before, ctx.grace)}
+        left = orphans.stop_root_orphans(reaper, me, before, ctx.grace)
     except OSError as err:
         ctx.log.error("cannot look for what a workspace's root session hook left running "
                       "as root", hook=hook.id, error=str(err))

@@ -271,6 +271,26 @@ def test_the_listed_capabilities_are_all_initd_needs(run) -> None:  # type: igno
     assert c.exit_code() == 143
 
 
+def test_no_new_privileges_runs_everything_and_setuid_gives_the_agent_nothing(run) -> None:  # type: ignore[no-untyped-def]
+    """--security-opt no-new-privileges (Kubernetes' allowPrivilegeEscalation: false), as
+    the README recommends: root's hooks and the drop to the agent work, and a setuid-root
+    program (a copy of cat, as a root session hook could leave) reads nothing of root's."""
+    c = run("--security-opt", "no-new-privileges", cmd=API)
+    c.ready()
+    status = json.loads(c.exec("cat", f"{HOME}/status.json").stdout)["hooks"]
+    assert status["10-system-deps"]["lastResult"] == "success"  # a root hook
+    assert status["20-dev-env"]["lastResult"] == "success"  # dropped to the agent
+    assert "NoNewPrivs:\t1" in c.exec("cat", "/proc/1/status").stdout
+    assert c.exec("sh", "-c", "cp /bin/cat /usr/local/bin/rcat && chmod 4755 "
+                  "/usr/local/bin/rcat").returncode == 0  # (as root, as a root hook would)
+    read = c.exec("rcat", "/etc/shadow", user="agent")
+    assert read.returncode != 0 and "root:" not in read.stdout
+    c.exec("sh", "-c", "printf 'print(1\\n' > bad.py", user="agent")
+    assert c.exec("initd", "turn").returncode == 2  # the service, the re-prompt
+    assert podman("stop", "-t", "20", c.name, timeout=60).returncode == 0
+    assert c.exit_code() == 143
+
+
 def test_a_link_the_agent_plants_in_its_state_gives_it_nothing(run) -> None:  # type: ignore[no-untyped-def]
     """The attack of tests/security, in the real image: the agent makes its state's
     output directory a link to /etc, kills its own hook service and asks for a file

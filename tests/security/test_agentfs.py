@@ -84,3 +84,38 @@ def test_a_link_made_for_the_agent_is_never_chowned_by_name(agent: Agent,
         where.symlink("target", "current")
     assert os.readlink(home / "current") == "target"
     assert [n for n in os.listdir(home) if n != "current"] == []
+
+
+# --- a directory an operator names (--state-dir) that may lie in the agent's tree
+
+
+def test_a_named_directory_in_root_only_trees_is_one_trusted_base(home: Path) -> None:
+    root_dir = home.parent / "root-state"  # in a root 0755 directory, under /tmp (sticky)
+    root_dir.mkdir()
+    place = agentfs.Place.named(str(root_dir))
+    assert (place.base, place.parts) == (str(root_dir), ())
+
+
+def test_a_named_directory_in_the_agents_tree_is_walked_from_where_root_stops(
+        agent: Agent, home: Path, canary: Canary) -> None:
+    """The agent's link where the operator named its state: the walk refuses it, and
+    root's files stay as they were."""
+    named = home / "state"
+    as_agent(agent, f"ln -s {canary.sub} {named}")
+    place = agentfs.Place.named(str(named), owner=(agent.uid, agent.gid))
+    assert (place.base, place.parts) == (str(home.parent), ("agent", "state"))
+    with pytest.raises(agentfs.Unsafe):
+        place.open(create=True)
+    as_agent(agent, f"rm {named} && mkdir -p {named}/deeper")
+    with agentfs.Place.named(str(named / "deeper"), owner=(agent.uid, agent.gid)).open() as d:
+        d.write("x", b"y")
+    assert (named / "deeper" / "x").stat().st_uid == agent.uid
+    assert canary.changes() == []
+
+
+def test_a_link_root_made_in_a_root_only_directory_is_followed(home: Path) -> None:
+    target = home.parent / "real"
+    target.mkdir()
+    (home.parent / "alias").symlink_to(target)
+    place = agentfs.Place.named(str(home.parent / "alias" / "sub"))
+    assert (place.base, place.parts) == (str(target), ("sub",))

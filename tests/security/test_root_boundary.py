@@ -13,8 +13,11 @@ import hashlib
 import json
 import os
 import struct
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.support.attack import Agent, Canary, agent_script, as_agent, hook
 
@@ -131,51 +134,57 @@ def test_a_root_session_hook_never_imports_the_agents_module_from_its_cwd(
 # A root session hook of the workspace's leaves daemons: one watches the workspace for the
 # agent's request and copies root's secret there; one drops to the agent first; one stays
 # in the hook's own group. The image's hook leaves one too.
-WATCHER = ('while :; do [ -e "{ws}/please" ] && cat {secret} > "{ws}/leak"; sleep 0.05; '
+WATCHER = ('while :; do [ -e "{ws}/please" ] && cat {secret} > "{ws}/leak"; sleep 0.05{t}; '
            'done')
-DAEMONS = (
+DAEMONS = (  # each names {t}, this test's own, so that a host's other sleeps never count
     "setsid sh -c '{watcher}' </dev/null >/dev/null 2>&1 &\n"
-    "sh -c 'while :; do sleep 1; done' </dev/null >/dev/null 2>&1 &\n"
-    "setsid setpriv --reuid={uid} --regid={gid} --clear-groups sleep 1000 "
+    "sh -c 'while :; do sleep 1.{t}; done' </dev/null >/dev/null 2>&1 &\n"
+    "setsid setpriv --reuid={uid} --regid={gid} --clear-groups sleep 1000.{t} "
     "</dev/null >/dev/null 2>&1 &\n"
     "python3 -c 'import os, time\n"
     "if os.fork() == 0:\n"
     "    os.setsid()\n"
     "    if os.fork() == 0:\n"
-    "        time.sleep(1000)\n' </dev/null >/dev/null 2>&1\n"
+    "        time.sleep(1000.{t})\n' </dev/null >/dev/null 2>&1\n"
 )
 AGENT = """
     import os, subprocess, sys, time
-    ws = sys.argv[1]
+    ws, token = sys.argv[1], sys.argv[2]
     open(os.path.join(ws, "please"), "w").close()
     time.sleep(1)  # (the watcher looks every 50 ms)
     ps = subprocess.run(["ps", "-eo", "uid=,args="], capture_output=True, text=True).stdout
     print("leak" if os.path.exists(os.path.join(ws, "leak")) else "no leak", flush=True)
     for line in ps.splitlines():
         uid, _, args = line.strip().partition(" ")
-        if "sleep" in args or "while" in args:
+        if token in args and "attack.py" not in args:  # (initd's and ours name it too)
             print(uid, args.strip(), flush=True)
 """
 
 
+@pytest.mark.parametrize("pidns", [True, False], ids=["pid1", "subreaper"])
 def test_what_a_workspace_root_hook_leaves_running_as_root_is_stopped_before_the_agent(
-        boot, agent: Agent, ws: Path, image: str, canary: Canary) -> None:
-    watcher = WATCHER.format(ws=ws, secret=canary.secret)
+        boot, agent: Agent, ws: Path, image: str, canary: Canary, pidns: bool) -> None:
+    """As PID 1 of a PID namespace, and as a subreaper (its children re-parent to
+    initd's reaper either way)."""
+    t = f"{os.getpid() % 10000:04d}{len(str(ws)):02d}"
+    watcher = WATCHER.format(ws=ws, secret=canary.secret, t=t)
     hook(ws / ".discobot" / "hooks", "10-root.sh", DAEMONS.format(
-        watcher=watcher, uid=agent.uid, gid=agent.gid), owner=agent, type="session",
+        watcher=watcher, uid=agent.uid, gid=agent.gid, t=t), owner=agent, type="session",
         run_as="root")
-    hook(Path(image), "05-image.sh", "setsid sleep 1001 </dev/null >/dev/null 2>&1 &",
+    hook(Path(image), "05-image.sh", f"setsid sleep 1001.{t} </dev/null >/dev/null 2>&1 &",
          type="session", run_as="root")
-    init = boot(sys.executable, agent_script(AGENT), str(ws))
+    init = boot(sys.executable, agent_script(AGENT), str(ws), t, pidns=pidns)
     assert init.wait(timeout=60) == 0, init.stderr[-3000:]
     assert init.stdout_lines[0] == "no leak", init.stdout_lines
     left = init.stdout_lines[1:]
     root_left = [line for line in left if line.startswith("0 ")]
     # the image's daemon is the image author's; the workspace's are gone
-    assert root_left == ["0 sleep 1001"], left
-    assert f"{agent.uid} sleep 1000" in left  # it dropped to the agent: not root's
+    assert root_left == [f"0 sleep 1001.{t}"], left
+    assert f"{agent.uid} sleep 1000.{t}" in left  # it dropped to the agent: not root's
     assert "left processes running as root: stopped" in init.stderr
     assert canary.leaked_into(agent.home, ws) == []
+    if not pidns:  # (no namespace to end them: the image's daemon is this test's to end)
+        subprocess.run(["pkill", "-f", f"sleep 100[01].{t}"], check=False)
 
 
 DEVCONTAINER = {"remoteEnv": {"INITD_SOCKET": "/tmp/elsewhere.sock", "HOME_X": "1"},
