@@ -113,6 +113,13 @@ class Channel:
         return messages
 
     def close(self) -> None:
+        # Shut down first, without the lock: a worker's reply may hold it for up to its
+        # wait, on a peer that does not read (the agent can keep the service's end open),
+        # and the supervisor's loop must not wait with it. The shutdown wakes that reply.
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # (closed already)
         with self._send_lock:
             self._close_locked()
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import os
 import signal
+import sys
 import time
 
+import psutil
 import pytest
 
-from tests.support.harness import run
+from tests.support.harness import run, wait_for
 
 STAMP = 'date +%s.%N; '
 
@@ -60,3 +63,68 @@ def test_term_during_backoff_ends_promptly_with_last_code(initd, policy: str) ->
     init.signal(signal.SIGTERM)
     assert init.wait() == 6
     assert time.monotonic() - sent < 0.9
+
+
+# --- what a leader left in its group: stopped before the restart, off the loop.
+# The first run leaves a helper in its own process group that ignores TERM (USR1, at its
+# default, ends it) and exits 5; the next run says whether that helper is still there.
+# Once the supervisor held its loop for the whole grace while it stopped such a helper:
+# no signal was passed on meanwhile, and the stop signal waited.
+
+LEAVES_A_HELPER = """
+import os, signal, sys, time
+mark = sys.argv[1]
+if os.path.exists(mark):
+    helper = open(mark).read()
+    try:
+        with open(f"/proc/{helper}/stat") as f:
+            alive = f.read().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        alive = False
+    print("overlap" if alive else "alone", flush=True)
+    sys.exit(0)
+pid = os.fork()
+if pid == 0:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(1)
+with open(mark, "w") as f:
+    f.write(str(pid))
+print(f"first {os.getpid()}", flush=True)
+sys.exit(5)
+"""
+GRACE = "30"  # what a held loop would hold the signal for; the tests end long before
+
+
+def _helper_left(init, tmp_path) -> int:  # type: ignore[no-untyped-def]
+    """The first run's leader exited and the supervisor has reaped it: from here on,
+    only what the leader left is being stopped. Returns the helper's pid."""
+    leader = int(init.expect(r"^first (\d+)$").group(1))
+    # (reaped: no /proc entry left; a zombie still has one, and a look at the group
+    # from outside would then race the supervisor's notice of the exit)
+    wait_for(lambda: not os.path.exists(f"/proc/{leader}"), timeout=15,
+             what="the first leader reaped")
+    return int((tmp_path / "helper").read_text())
+
+
+def test_a_restart_waits_for_its_predecessors_group_and_signals_flow_meanwhile(
+        initd, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    init = initd(["--restart", "on-failure", "--grace", GRACE, "--", sys.executable, "-c",
+                  LEAVES_A_HELPER, str(tmp_path / "helper")], pidns=False)
+    helper = psutil.Process(_helper_left(init, tmp_path))
+    init.signal(signal.SIGUSR1)  # passed on to what is left of the group: it ends the helper
+    helper.wait(timeout=15)  # (a held loop passes it on only after the grace: 30 s)
+    init.expect("^alone$", timeout=15)  # the next run started once the helper was gone
+    assert init.wait(timeout=30) == 0, init.stderr[-3000:]
+
+
+def test_the_stop_while_a_leaders_group_is_stopped_ends_with_its_code(
+        initd, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    init = initd(["--restart", "on-failure", "--grace", GRACE, "--", sys.executable, "-c",
+                  LEAVES_A_HELPER, str(tmp_path / "helper")], pidns=False)
+    helper = psutil.Process(_helper_left(init, tmp_path))
+    init.signal(signal.SIGTERM)  # the stop: no restart, the first run's code
+    init.signal(signal.SIGUSR1)  # passed on while the stop waits for the group
+    helper.wait(timeout=15)
+    assert init.wait(timeout=15) == 5, init.stderr[-3000:]
+    assert not any(line in ("alone", "overlap") for line in init.stdout_lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 import time
 
 import psutil
@@ -103,6 +104,49 @@ def test_every_signal_is_passed_on_while_stopping(initd) -> None:
     init.signal(signal.SIGUSR2)
     assert init.wait() == 0
     assert time.monotonic() - sent < 10  # no KILL: CMD decided
+
+
+RECORDS_SIGNALS = """
+import signal, time
+got, wanted = set(), {signal.SIGTERM, signal.SIGUSR2, signal.SIGUSR1}
+for sig in (*wanted, signal.SIGCONT):
+    signal.signal(sig, lambda n, _: got.add(n))
+print("ready", flush=True)
+while not wanted <= got:
+    time.sleep(0.01)
+print("got", *sorted(got), flush=True)
+"""
+
+
+def _pending(pid: int) -> set[int]:
+    """The signals pending for ``pid`` (its own and its process's, from /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        masks = [int(line.split()[1], 16) for line in f
+                 if line.startswith(("SigPnd:", "ShdPnd:"))]
+    bits = masks[0] | masks[1]
+    return {n for n in range(1, 65) if bits >> (n - 1) & 1}
+
+
+def test_signals_that_come_with_the_stop_signal_are_passed_on_too(initd) -> None:
+    """The stop signal and two more, read by the supervisor in one go: once the two were
+    dropped (its loop went to the stop with the rest of what it had read). Stopped
+    (SIGSTOP) while PID 1 passes them on, the supervisor gets all three at its SIGCONT;
+    their handlers nest, so the highest number runs (and is read) first: TERM, then
+    USR2 and USR1."""
+    init = initd(["--grace", "30", "--", sys.executable, "-c", RECORDS_SIGNALS], pidns=False)
+    init.expect(r"^ready$")
+    supervisor = psutil.Process(init.init_pid).children()[0]
+    sent = {signal.SIGTERM, signal.SIGUSR2, signal.SIGUSR1}
+    supervisor.suspend()
+    try:
+        for sig in sorted(sent):
+            init.signal(sig)
+        wait_for(lambda: sent <= _pending(supervisor.pid), what="all three passed on")
+    finally:
+        supervisor.resume()
+    got = init.expect(r"^got ([\d ]+)$", timeout=10)  # (one dropped: KILL after 30 s)
+    assert {int(n) for n in got.group(1).split()} >= sent
+    assert init.wait(timeout=10) == 0
 
 
 def test_int_is_passed_on_and_cmd_keeps_running(initd) -> None:

@@ -20,6 +20,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 
 from initd import agentfs, git
@@ -35,11 +36,14 @@ REFUSING = "refusing to install the pre-commit chain"
 
 class Repo:
     """A git repository as initd's own git calls see it: as ``account`` when root acts
-    for the agent, so the repository's configuration runs nothing as root."""
+    for the agent, so the repository's configuration runs nothing as root; ``cancel``
+    (boot's stop signal) stops each of them at once (git.run)."""
 
-    def __init__(self, workspace: str, account: Account | None = None) -> None:
+    def __init__(self, workspace: str, account: Account | None = None,
+                 cancel: threading.Event | None = None) -> None:
         self.workspace = os.path.abspath(workspace)
         self.account = account
+        self.cancel = cancel
         self.top = self.git("rev-parse", "--show-toplevel")
         self.git_hooks = os.path.normpath(os.path.join(
             self.workspace, self.git("rev-parse", "--git-path", "hooks")))
@@ -49,20 +53,24 @@ class Repo:
         self.owner = (info.st_uid, info.st_gid)  # who the script and backups belong to
 
     @classmethod
-    def find(cls, workspace: str, account: Account | None = None) -> Repo | None:
-        """The repository at ``workspace``, or None when it is not one."""
+    def find(cls, workspace: str, account: Account | None = None,
+             cancel: threading.Event | None = None) -> Repo | None:
+        """The repository at ``workspace``, or None (not one, or the look cancelled)."""
         if not os.path.lexists(os.path.join(workspace, ".git")):
             return None  # not a repository's top (.git: a directory, or a worktree's file)
         try:
-            return cls(workspace, account)
+            return cls(workspace, account, cancel)
         except InitdError:
             return None
 
     def git(self, *args: str) -> str:
         try:
-            out = git.git(self.workspace, *args, account=self.account, timeout=30)
+            out = git.git(self.workspace, *args, account=self.account, timeout=30,
+                          cancel=self.cancel)
         except (OSError, subprocess.TimeoutExpired) as err:
             raise InitdError(f"git {' '.join(args)}: {err}") from None
+        if out.cancelled:
+            raise InitdError(f"git {' '.join(args)}: stopped: initd is stopping")
         if out.returncode != 0:
             error = out.stderr.decode(errors="replace").strip()
             raise InitdError(f"{self.workspace}: not a git repository "
@@ -165,14 +173,21 @@ def trust_for(repo: Repo, agent: Account) -> bool:
     it is written with the agent's rights. Returns True when an entry was added."""
     if agent.uid == repo.owner[0]:
         return False  # the agent owns it: git has nothing to object to
-    config = os.path.join(agent.home, ".gitconfig")
-    listed = git.run(["config", "--file", config, "--get-all", "safe.directory"],
-                             agent, timeout=30)
+    listed = _agent_config(repo, agent, "--get-all", "safe.directory")
     if repo.top in os.fsdecode(listed.stdout).splitlines():
         return False
-    git.run(["config", "--file", config, "--add", "safe.directory", repo.top], agent,
-                    timeout=30, check=True)
+    _agent_config(repo, agent, "--add", "safe.directory", repo.top).check_returncode()
     return True
+
+
+def _agent_config(repo: Repo, agent: Account, *args: str) -> git.Ran:
+    """``git config`` on the agent's own ~/.gitconfig, as the agent; stopped by the
+    repository's ``cancel`` (InitdError)."""
+    done = git.run(["config", "--file", os.path.join(agent.home, ".gitconfig"), *args],
+                   agent, timeout=30, cancel=repo.cancel)
+    if done.cancelled:
+        raise InitdError("safe.directory not added: initd is stopping")
+    return done
 
 
 def generate(repo: Repo, hooks: Sequence[Hook], *, session_id: str, initd: str,

@@ -62,26 +62,27 @@ def boot(flags: argparse.Namespace) -> int:
     probes = start_probes(config)  # /healthz answers from now on, during the hooks too
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
-    repo = find_repo(config, account, logger) if wants_precommit(config) else None
-    serve = wants_service(config)
-    devcontainer_json = find_devcontainer(config)  # (its parser only when there is one)
-    ctx = None
-    if repo is not None or serve or devcontainer_json is not None or any(
-            hook.type == "session" for hook in hooks):
-        ctx = hook_context(config, account, logger)._replace(snapshots=roots)
     rest = Shutdown(config.grace)  # what is stopped beside the agent, and after it
     try:
+        repo = find_repo(config, account, signals, logger) if wants_precommit(config) \
+            else None
+        if signals.stop.is_set():  # stopped during boot's git: never start the agent
+            return stopped_at_boot(config, signals, logger)
+        serve = wants_service(config)
+        devcontainer_json = find_devcontainer(config)  # (its parser only when there is one)
+        ctx = None
+        if repo is not None or serve or devcontainer_json is not None or any(
+                hook.type == "session" for hook in hooks):
+            ctx = hook_context(config, account, logger)._replace(snapshots=roots)
         rest.background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
         if signals.stop.is_set():  # stopped during the session hooks: never start the agent
-            logger.info("stopped before the agent started", signal=signals.stop_signal)
-            return config.remapped(128 + signals.stop_signal)  # (no background hook begun)
+            return stopped_at_boot(config, signals, logger)  # (no background hook begun)
         if devcontainer_json is not None:  # 3b. devcontainer.json's lifecycle commands
             rest.lifecycle = dev_container(ctx, signals, logger)
-        if signals.stop.is_set():  # stopped during them: never start the agent
-            logger.info("stopped before the agent started", signal=signals.stop_signal)
-            return config.remapped(128 + signals.stop_signal)
-        if repo is not None and ctx is not None:  # 4. the git chain
+        if repo is not None and ctx is not None and not signals.stop.is_set():  # 4. chain
             install_precommit(repo, account, hooks, ctx.session_id, config.secret, logger)
+        if signals.stop.is_set():  # stopped during them, or the chain's git: no agent
+            return stopped_at_boot(config, signals, logger)
         for path in agentfs.refused_chowns():  # (said once: --cap-drop CHOWN)
             logger.warning("cannot give what root made for the agent to the agent (no "
                            "CAP_CHOWN?): its hook service may not write its state there",
@@ -124,6 +125,13 @@ def run_agent(config: settings.Settings, account: users.Account | None, rest: Sh
         tell(describe(agent, service, "stopping"), service, probes)
         rest.finish()  # the agent first, then its hook service; the rest with them
     return config.remapped(code)
+
+
+def stopped_at_boot(config: settings.Settings, signals: SignalChannel,
+                    logger: log.Logger) -> int:
+    """The stop signal came before the agent started: 128+signal, as if it had."""
+    logger.info("stopped before the agent started", signal=signals.stop_signal)
+    return config.remapped(128 + signals.stop_signal)
 
 
 def agent_account(config: settings.Settings, logger: log.Logger) -> users.Account | None:
@@ -173,8 +181,11 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
         fds = [signals.fileno(), *(w.fileno() for child in children for w in child.waitables())]
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
         proc.wait_fds(fds, min(timeouts) if timeouts else None)  # (poll: invariant 13)
-        for sig in signals.drain():
+        received = signals.drain()
+        for at, sig in enumerate(received):
             if sig in signals.stop_signals:
+                # (what came after it is passed on during the stop, after it: invariant 9)
+                signals.put_back(received[at + 1:])
                 # not ready from now on: traffic goes elsewhere
                 tell(describe(agent, service, "stopping"), service, probes)
                 if stopping is not None:  # what stops beside the agent (shutdown.py)

@@ -16,10 +16,11 @@ that is all), at most MAX_REQUESTS run at once, and the supervisor never
 blocks on the service: whatever is not a message of ours, or a service that stops
 reading, costs one log line, that channel, and a restart of the service.
 
-The service runs in a session of its own. When it dies, what it left (its hooks, each in
-a group of its own) is stopped by that session, whose id root knows because it started
-the service: never from a process group a file names. The next service records those
-hooks as interrupted.
+The service runs in a session of its own. When it dies, or is stopped, what it left (its
+hooks, each in a group of its own) is stopped by that session, whose id root knows
+because it started the service (never from a process group a file names), beside its
+group and by the same deadline: one grace for both, off the loop. The next service
+records those hooks as interrupted.
 """
 
 from __future__ import annotations
@@ -88,18 +89,22 @@ class ServiceChild(Supervised):
         self._child_end = -1
         self._pushed = None  # the new service knows nothing yet
 
-    def gone(self, child: proc.Child) -> None:
+    def ended(self, child: proc.Child, deadline: float) -> None:
+        """Its exit (or its stop) ends its channel and its requests; what is in its
+        session is stopped beside its group, by the same deadline, off the loop."""
         self._close_channel()
         for cancel in list(self._runs.values()):
             cancel.set()
         uid = self.spec.account.uid if self.spec.account is not None else None
-        # Off the loop: stopping what it left may take the grace period.
-        self._spawn_worker("leftovers", lambda: self._stop_leftovers(child.pid, uid))
+        outlived = child.popen.returncode is not None  # (at a stop: it counts itself)
 
-    def _stop_leftovers(self, sid: int, uid: int | None) -> None:
-        stopped = proc.stop_session(sid, uid, self.grace)
-        if stopped:
-            self.log.warning("the hook service's hooks outlived it: stopped", processes=stopped)
+        def stop_session() -> None:
+            stopped = proc.stop_session(child.pid, uid, max(0.0, deadline - time.monotonic()))
+            if stopped and outlived:
+                self.log.warning("the hook service's hooks outlived it: stopped",
+                                 processes=stopped)
+
+        self._spawn_worker("leftovers", stop_session)  # (may take the grace: off the loop)
 
     def waitables(self) -> list[Any]:
         channel = self.channel
@@ -112,9 +117,11 @@ class ServiceChild(Supervised):
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
              grace: float | None = None) -> int:
+        # one deadline: its group (super), its session and its requests (ended)
+        deadline = time.monotonic() + (self.grace if grace is None else grace) + 1 \
+            + proc.KILL_SETTLE
         code = super().stop(sig, signals, grace)
-        deadline = time.monotonic() + self.grace + proc.KILL_SETTLE + 1
-        for worker in self._workers:  # requests, cancelled by gone(), stop their groups
+        for worker in self._workers:
             worker.join(max(0.0, deadline - time.monotonic()))
         return code
 

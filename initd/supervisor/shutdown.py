@@ -4,10 +4,12 @@ The stop signal gives the agent ``--grace`` (its own stop: supervise.py). Meanwh
 background session hooks and devcontainer.json's commands and daemons are stopped too,
 each in a thread (stop signal, grace, KILL to their groups and sessions); the hook
 service is stopped once the agent is gone, since the agent may still fire events while
-it shuts down, with what is left of the same grace (at least FLOOR). So a stop takes
-``--grace`` plus FLOOR plus PID 1's sweep, whatever the agent does: ignore TERM, stop
-its own service, or hold a lock on a state file root writes (statefile.STOPPING: root's
-writers then wait for no lock held by someone else).
+it shuts down, with what is left of the same grace (at least FLOOR): its group and its
+whole session together, by one deadline (hookservice.py), never one grace after the
+other. So a stop takes ``--grace`` plus FLOOR plus PID 1's sweep, whatever the agent
+does: ignore TERM, stop its own service, leave a process in its service's session or
+group that ignores TERM, or hold a lock on a state file root writes
+(statefile.STOPPING: root's writers then wait for no lock held by someone else).
 
 When the agent ends by itself, everything else is stopped at once the same way.
 """

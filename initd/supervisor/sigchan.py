@@ -19,7 +19,7 @@ class SignalChannel:
         self.signals = frozenset(signals)
         self.stop_signals = frozenset(stop_signals)
         # Set as soon as a stop signal arrives, for work that cannot select on the pipe
-        # (a session hook running during boot polls it); the pipe still gets the signal.
+        # (boot's git calls and session hooks poll it); the pipe still gets the signal.
         self.stop = threading.Event()
         self.stop_signal = 0
         for sig in self.signals:
@@ -55,6 +55,15 @@ class SignalChannel:
                 return received
             received.extend(s for s in chunk if s in self.signals)
 
+    def put_back(self, received: list[int]) -> None:
+        """Signals drained but not passed on yet (those that came after a stop signal):
+        the next drain returns them again."""
+        if not received:
+            return
+        try:
+            os.write(self._write_fd, bytes(received))
+        except BlockingIOError:  # (a pipe full of signals: as CPython's own wakeup does)
+            pass
 
     def _record(self, signum: int, frame: object) -> None:
         """CPython has written the signal number to the wakeup fd before calling this."""

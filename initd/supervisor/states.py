@@ -2,8 +2,11 @@
 
     STOPPED  --start--> STARTING           spawned (exec failures go straight to an exit)
     STARTING --ready--> RUNNING            its readiness check passed (none: at once)
-    STARTING/RUNNING --exit--> BACKOFF     the restart policy wants it back; a delay runs
-    STARTING/RUNNING --exit--> EXITED      the policy does not restart it (or exit 0)
+    STARTING/RUNNING --exit--> STOPPING    when the leader left some of its group: that is
+                                           stopped off the loop (remains.py); then (or at
+                                           once, with nothing left):
+    STOPPING --done--> BACKOFF             the restart policy wants it back; a delay runs
+    STOPPING --done--> EXITED              the policy does not restart it (or exit 0)
     BACKOFF  --due----> STARTING           restarted
     any exit --too many restarts in the window--> FATAL   give up, keep the last code
     STARTING/RUNNING --stop--> STOPPING --gone--> EXITED  shutdown by signal

@@ -1,4 +1,10 @@
-"""One supervised child: spawn it, see it ready, notice its exit, restart it by policy, stop it."""
+"""One supervised child: spawn it, see it ready, notice its exit, restart it by policy, stop it.
+
+The supervisor's loop never waits on a child: when a leader exits, what it left in its
+group is stopped (TERM, grace, KILL) in a worker (remains.py) while the loop goes on
+passing signals (invariant 9); the child is restarted only once that is done, so two
+generations never overlap.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from initd.errors import InitdError
 from initd.log import Logger
 from initd.pid1log import write_line
 from initd.supervisor.backoff import Backoff
+from initd.supervisor.remains import POLL, Remains
 from initd.supervisor.states import State
 from initd.values import Restart
 
@@ -35,6 +42,7 @@ class Supervised:
         self.ready_by = ready_by  # how readiness is judged, for people: "port 8080"
         self.state = State.STOPPED
         self.child: proc.Child | None = None
+        self.remains: Remains | None = None  # what the last leader left, being stopped
         self.probe: readiness.Probe | None = None
         self.last_code: int | None = None
         self.restart_at = 0.0
@@ -50,8 +58,9 @@ class Supervised:
     def spawned(self, child: proc.Child) -> None:
         """Just started (the child exists)."""
 
-    def gone(self, child: proc.Child) -> None:
-        """Just exited or stopped, its group gone too."""
+    def ended(self, child: proc.Child, deadline: float) -> None:
+        """Its leader exited, or its stop begins: what it left in its group is stopped
+        by ``deadline`` (and KILL_SETTLE), beside whatever this adds."""
 
     # --- the lifecycle
 
@@ -105,11 +114,15 @@ class Supervised:
                           after_ms=round((self.ready_at - (self.started_at or 0)) * 1000, 1))
 
     def waitables(self) -> list[Any]:
-        """What the loop's ``poll`` watches for this child: its pidfd, its readiness probe."""
-        return [w for w in (self.child, self.probe) if w is not None]
+        """What the loop's ``poll`` watches for this child: its pidfd, its readiness probe,
+        the end of the stop of what its last leader left."""
+        remains = self.remains.waitables() if self.remains is not None else []
+        return [*(w for w in (self.child, self.probe) if w is not None), *remains]
 
     def timeout(self) -> float | None:
         """How long the caller may sleep before ``tick`` has something to do."""
+        if self.remains is not None:
+            return self.remains.timeout()
         if self.state is State.BACKOFF:
             return max(0.0, self.restart_at - time.monotonic())
         return None
@@ -118,41 +131,53 @@ class Supervised:
         """Notice readiness, an exit, or the end of a backoff delay."""
         if self.probe is not None and self.probe.passed.is_set():
             self.mark_ready()
-        if self.child is not None and self.child.poll() is not None:
+        returncode = self.child.poll() if self.child is not None else None
+        if self.child is not None and returncode is not None:
+            # STARTING/RUNNING -> STOPPING: the leader is gone; whatever it left in its
+            # group goes with it (TERM, grace, KILL), in a worker: the loop goes on passing
+            # signals meanwhile, and the restart waits for it, so a restarted agent never
+            # overlaps its predecessor's helpers.
             child, self.child = self.child, None
             self._drop_probe()
-            # The leader is gone; whatever it left in its group goes with it, so a
-            # restarted agent never overlaps its predecessor's helpers.
-            code = proc.exit_status(proc.stop(child, signal.SIGTERM, self.grace))
-            self.gone(child)
-            self._exited(code, ran_for=time.monotonic() - child.started)
+            self.state = State.STOPPING
+            self.remains = Remains(child, returncode, self.grace, self.log)
+            self.ended(child, time.monotonic() + self.grace)
+        if self.remains is not None and self.remains.done.is_set():
+            remains, self.remains = self.remains, None  # STOPPING -> BACKOFF/EXITED/FATAL
+            remains.close()
+            self._said_denied(remains.child)
+            self._exited(remains.code, ran_for=remains.ran_for)
         if self.state is State.BACKOFF and time.monotonic() >= self.restart_at:
             self.start()
 
     def forward(self, sig: int) -> None:
         if self.child is not None:
             self.child.signal_group(sig)
+        elif self.remains is not None:  # its group, still being stopped: passed on too
+            self.remains.child.signal_group(sig)
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
              grace: float | None = None) -> int:
         """-> STOPPING -> EXITED: ``sig`` to the group, grace (its own, or ``grace``:
         what is left of initd's), KILL. Returns the code. With ``signals``, whatever
-        arrives meanwhile goes to the group as well."""
+        arrives meanwhile goes to the group as well. What an exited leader left, still
+        being stopped, is waited for within the same grace."""
         if grace is not None:
-            self.grace = grace  # (from now on: stopping what it left, too)
+            self.grace = grace
+        deadline = time.monotonic() + self.grace
         self._drop_probe()
         if self.child is not None:
             self.state = State.STOPPING
             child = self.child
+            self.ended(child, deadline)
             meanwhile = None if signals is None else (
                 signals.fileno(), lambda: signals.forward_to(child.signal_group))
             self.last_code = proc.exit_status(proc.stop(child, sig, self.grace, meanwhile))
-            if child.denied:
-                self.log.warning("not allowed to signal its process group (no CAP_KILL?): "
-                                 "left to PID 1, whose exit ends the container's processes",
-                                 pid=child.pid)
+            self._said_denied(child)
             self.child = None
-            self.gone(child)
+        elif self.remains is not None:
+            self.state = State.STOPPING
+            self._stop_remains(sig, deadline, signals)
         self.state = State.EXITED
         return self.last_code if self.last_code is not None else 128 + sig
 
@@ -163,6 +188,34 @@ class Supervised:
                 "restarts": max(0, self.starts - 1), "lastExitCode": self.last_code,
                 "startedAt": _iso(self.started_at), "readyAt": _iso(self.ready_at),
                 "readyBy": self.ready_by or None}
+
+    def _stop_remains(self, sig: int, deadline: float, signals: SignalChannel | None) -> None:
+        """The stop came while what the last leader left was being stopped: ``sig`` is
+        passed on to it too, and it is waited for within this stop's budget (KILL at its
+        end, whatever the worker's own), every signal passed on meanwhile."""
+        remains, self.remains = self.remains, None
+        assert remains is not None
+        group = remains.child.signal_group
+        group(sig)
+        for until in (deadline, deadline + proc.KILL_SETTLE):
+            while not remains.done.is_set() and (left := until - time.monotonic()) > 0:
+                fds = remains.waitables()
+                proc.wait_fds([*fds, *([signals] if signals is not None else [])],
+                              left if fds else min(left, POLL))
+                if signals is not None:
+                    signals.forward_to(group)
+            if remains.done.is_set():
+                break
+            group(signal.SIGKILL)
+        remains.close()
+        self._said_denied(remains.child)
+        self.last_code = remains.code
+
+    def _said_denied(self, child: proc.Child) -> None:
+        if child.denied:
+            self.log.warning("not allowed to signal its process group (no CAP_KILL?): "
+                             "left to PID 1, whose exit ends the container's processes",
+                             pid=child.pid)
 
     def _drop_probe(self) -> None:
         if self.probe is not None:

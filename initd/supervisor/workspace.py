@@ -37,13 +37,15 @@ def root_copies(hooks: tuple[Hook, ...], account: users.Account | None) -> RootH
 
 
 def find_repo(config: settings.Settings, account: users.Account | None,
-              logger: log.Logger) -> precommit.Repo | None:
+              signals: SignalChannel, logger: log.Logger) -> precommit.Repo | None:
     """The workspace's repository, as git run as the agent sees it (its config runs
-    nothing as root); a broken one is a warning: the agent runs without the chain."""
+    nothing as root); a broken one is a warning: the agent runs without the chain. Its
+    git calls, and the chain's, stop at the stop signal (a FIFO the agent planted as
+    its config holds git for its whole timeout): the caller then checks ``stop``."""
     from initd.hooks import precommit
 
     try:
-        return precommit.Repo.find(config.workspace, account)
+        return precommit.Repo.find(config.workspace, account, cancel=signals.stop)
     except (InitdError, OSError, subprocess.SubprocessError) as err:
         logger.warning("pre-commit chain not installed", workspace=config.workspace,
                        error=str(err))

@@ -6,6 +6,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import pytest
 from initd import statefile
 from initd.hooks import precommit
 from tests.hooks.support import GIT_ENV, ROOT_HOME, add_hook, git, git_repo
-from tests.support.harness import run
+from tests.support.harness import run, wait_for
 from tests.support.users import AGENT
 
 INITD = [sys.executable, "-m", "initd"]
@@ -289,6 +290,23 @@ def test_boot_installs_the_chain_and_the_opt_out_is_honoured(repo: Path, tmp_pat
     on = run(args)
     assert on.code == 0, on.stderr
     assert precommit.is_managed(str(repo / ".git" / "hooks" / "pre-commit"))
+
+
+def test_the_stop_while_boots_git_waits_on_a_fifo_never_starts_the_agent(
+        initd, repo: Path, tmp_path: Path, sid: str) -> None:  # type: ignore[no-untyped-def]
+    """A FIFO as .git/config (the agent can plant one on a volume) holds git; the stop
+    signal stops that git at once and ends the boot with 128+15, as during the session
+    hooks. Once each of boot's git calls held the stop for its whole 30 s timeout."""
+    (repo / ".git" / "config").unlink()
+    os.mkfifo(repo / ".git" / "config")
+    ran = tmp_path / "agent-ran"
+    init = initd(["--workspace", str(repo), "--hooks-dir", str(tmp_path / "none"),
+                  "--session-id", sid, "--", "touch", str(ran)])
+    wait_for(lambda: any(p.name() == "git" for p in init.descendants()), timeout=30,
+             what="boot's git, waiting on the FIFO")
+    init.signal(signal.SIGTERM)
+    assert init.wait(timeout=20) == 128 + signal.SIGTERM, init.stderr[-3000:]
+    assert not ran.exists()
 
 
 def test_script_and_backup_belong_to_the_repository_owner(repo: Path, sid: str) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 
 from tests.hooks.support import ROOT_HOME, add_hook, checker, forget_session, git_repo, settle
 from tests.service.support import call, is_service, service_process
-from tests.support.harness import wait_for
+from tests.support.harness import PRINT_SIGNALS, wait_for
 
 
 @pytest.fixture
@@ -103,6 +104,52 @@ def test_killed_mid_evaluation_the_hook_stays_pending_and_is_recovered(initd, ws
     assert status["hooks"]["10-slow"]["lastResult"] == "failure"
     init.signal(signal.SIGTERM)
     init.wait()
+
+
+# A file hook's process that joins the service's own group (setpgid within its session)
+# and ignores TERM: when the service dies, stopping that group takes the grace. Once the
+# supervisor's loop waited it out: no signal was passed on to the agent meanwhile.
+JOIN_SERVICE_GROUP = ("python3 -c 'import os, signal, time\n"
+                      "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                      "os.setpgid(0, os.getsid(0))\n"
+                      "time.sleep(1000)' </dev/null >/dev/null 2>&1 &")
+
+
+def test_a_service_restart_passes_signals_on_and_never_overlaps_its_group(initd, ws) -> None:
+    repo, sid, sock = ws
+    add_hook(repo / ".discobot" / "hooks", "10-join.sh", JOIN_SERVICE_GROUP, type="file",
+             pattern="*.j")
+    (repo / "x.j").write_text("1\n")
+    settle()
+    init = initd(["--grace", "30", *args(repo, sid, sock, *PRINT_SIGNALS,
+                                         "--exit-on", "SIGTERM")])
+    init.expect("^ready")
+    first = service_process(init)
+    wait_for(lambda: _health(sock), what="the API")
+    call(sock, "POST", "/v1/turn", {"trigger": "user"})
+    member = wait_for(lambda: next((p for p in init.descendants() if p.pid != first.pid
+                                    and _pgid(p.pid) == first.pid), None),
+                      what="the hook's process in the service's group")
+    first.send_signal(signal.SIGKILL)
+    # reaped (its /proc entry gone): the supervisor's loop has seen the exit
+    wait_for(lambda: not os.path.exists(f"/proc/{first.pid}"), what="the service reaped")
+    init.signal(signal.SIGUSR1)
+    init.expect(rf"^{int(signal.SIGUSR1)}$", timeout=10)  # (a held loop: after 30 s)
+    time.sleep(2)  # past the 1 s backoff: a restart that did not wait would be there
+    assert member.is_running()
+    assert not [p for p in init.descendants() if is_service(p)], "overlaps its group"
+    member.kill()  # (the group's stop would KILL it after the grace)
+    wait_for(lambda: next((p for p in init.descendants() if is_service(p)), None),
+             timeout=15, what="the restarted service")
+    init.signal(signal.SIGTERM)
+    assert init.wait(timeout=30) == 0, init.stderr[-3000:]
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
 
 
 def _health(sock: str) -> bool:
