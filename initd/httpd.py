@@ -33,8 +33,11 @@ MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once
 WORKERS = 16  # requests at work at once (discovery, status, a turn, an event's hooks)
 READ_TIMEOUT = 10.0  # seconds a client has to send its whole request
 WRITE_TIMEOUT = 10.0  # ... and to take its answer
-MAX_BUFFERED = 16 * 2**20  # of all requests still arriving; past it, the oldest goes
-MAX_BODY = 64 * 1024  # (the API's bodies are small JSON objects: app.MAX_BODY)
+MAX_BUFFERED = 64 * 2**20  # of all requests still arriving; past it, the oldest goes
+MAX_BODY = 64 * 1024  # a request's body, unless the server is told more (a larger one is
+# read to its end and dropped as it comes, and the app refuses it by its Content-Length)
+MAX_HELD = 64 * 2**20  # of the bodies over MAX_BODY that wait for a worker or are at
+# work; past it, 503 (1,024 queued events of 16 MiB would otherwise sit in memory)
 QUICK = frozenset(("/v1/health", "/v1/ready", "/v1/turn/cancel"))  # answered at once
 ACCEPT_BURST = 64  # connections taken from the backlog in one go (at most a quarter of
 # the cap: reads come first, so a probe accepted in one burst is read before the next
@@ -67,13 +70,17 @@ class UnixWSGIServer:
 
     def __init__(self, sock: socket.socket, app: Callable[..., Iterable[bytes]],
                  quick: frozenset[str] = QUICK, *, inline: bool = False,
-                 max_waiting: int | None = None, name: str = "initd service") -> None:
+                 max_waiting: int | None = None, name: str = "initd service",
+                 max_body: int = MAX_BODY) -> None:
         self.socket = sock  # already bound and listening: ours, or inherited
         self.quick = quick  # paths answered by the reading thread itself
         self.inline = inline  # every path answered so (an app that only reads a dict)
         self.max_waiting = MAX_WAITING if max_waiting is None else max_waiting
         self.burst = max(1, min(ACCEPT_BURST, self.max_waiting // 4))
         self.name = name  # who says a line about a failure
+        self.max_body = max_body  # the service's: an event's payload (a Write's file)
+        self._held = 0  # bytes of bodies over MAX_BODY queued or at work (MAX_HELD)
+        self._held_lock = threading.Lock()  # (workers release what they held)
         self.socket.setblocking(False)
         self.app = app
         self._selector = selectors.DefaultSelector()
@@ -81,7 +88,7 @@ class UnixWSGIServer:
         self._buffered = 0  # bytes held for them (MAX_BUFFERED)
         self._said_at = -SAY_EVERY  # when a failure was last said
         self._say_lock = threading.Lock()  # (workers say too)
-        self._queue: queue.SimpleQueue[tuple[socket.socket, dict[str, Any]] | None] = \
+        self._queue: queue.SimpleQueue[tuple[socket.socket, dict[str, Any], int] | None] = \
             queue.SimpleQueue()
         self._workers: list[threading.Thread] = []
         self._stop = threading.Event()
@@ -226,13 +233,29 @@ class UnixWSGIServer:
             self._answer_now(conn, 503, {"error": "no thread to answer with (a pids "
                                                   "limit?); try again"})
             return
-        self._queue.put((conn, environ))
+        held = self._hold(environ)
+        if held < 0:
+            self._answer_now(conn, 503, {"error": "too many large requests at once; try "
+                                                  "again"})
+            return
+        self._queue.put((conn, environ, held))
+
+    def _hold(self, environ: dict[str, Any]) -> int:
+        """The bytes of a body over MAX_BODY, held until it is answered (0 for a smaller
+        one: MAX_QUEUED bounds those); -1 when there is no room for it."""
+        with environ["wsgi.input"].getbuffer() as body:
+            size = body.nbytes
+        with self._held_lock:
+            if size > MAX_BODY and self._held + size > MAX_HELD:
+                return -1
+            self._held += size if size > MAX_BODY else 0
+        return size if size > MAX_BODY else 0
 
     def _request(self, waiting: _Waiting) -> dict[str, Any] | None:
         """The request's WSGI environ once it is all there; None while more is to come."""
         held = len(waiting.data)
         try:
-            whole = waiting.whole(MAX_BODY)
+            whole = waiting.whole(self.max_body)
         finally:
             self._buffered -= held - len(waiting.data)  # (the head, once parsed)
         return None if whole is None else httpwire.wsgi_environ(self.base_environ, *whole)
@@ -273,13 +296,16 @@ class UnixWSGIServer:
             item = self._queue.get()
             if item is None:
                 return
-            conn, environ = item
+            conn, environ, held = item
             try:
                 self._respond(conn, environ)
             except Exception as err:  # (the app's errors are answered: this is ours)
                 with contextlib.suppress(OSError):
                     conn.close()
                 self._say("an answer failed", err)
+            finally:
+                with self._held_lock:
+                    self._held -= held
 
     def _respond(self, conn: socket.socket, environ: dict[str, Any]) -> None:
         httpwire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)

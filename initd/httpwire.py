@@ -113,17 +113,21 @@ class Arriving:
     """One request as its bytes come (the server adds each read to ``data``): whole once
     its head and as much body as its Content-Length says are in."""
 
-    __slots__ = ("data", "head", "scanned")
+    __slots__ = ("data", "head", "scanned", "skipped")
 
     def __init__(self) -> None:
         self.data = bytearray()
         self.head: Head | None = None  # once parsed (its bytes then leave ``data``)
         self.scanned = 0  # bytes known to hold no end of the head: a slowloris's every
         # byte would otherwise search again all that it sent before
+        self.skipped = 0  # bytes of a body over max_body read and dropped
 
     def whole(self, max_body: int) -> tuple[Head, bytes] | None:
-        """The head and the body (at most ``max_body`` bytes of it: a larger one is the
-        app's to refuse) once they are there; None while more is to come; Refused."""
+        """The head and the body once they are there; None while more is to come;
+        Refused. A body over ``max_body`` is read to its end and dropped as it comes (the
+        app gets none of it, and refuses it by its Content-Length): answered before it was
+        all read, the client still sending would have the connection reset, and lose the
+        answer (an agent's harness read that as a guard's "go ahead")."""
         if self.head is None:
             end = self.data.find(b"\r\n\r\n", self.scanned)
             if end < 0:
@@ -134,9 +138,13 @@ class Arriving:
             self.head = parse_head(bytes(self.data[:end]))
             del self.data[: end + 4]
         length = self.head[4]
-        if length <= max_body and len(self.data) < length:
+        if length > max_body:  # dropped as it comes: memory holds none of it
+            self.skipped += len(self.data)
+            del self.data[:]
+            return None if self.skipped < length else (self.head, b"")
+        if len(self.data) < length:
             return None  # the body is still coming
-        return self.head, bytes(self.data[: min(length, max_body)])
+        return self.head, bytes(self.data[:length])
 
 
 def wsgi_environ(base: dict[str, Any], head: Head, body: bytes) -> dict[str, Any]:

@@ -1,6 +1,11 @@
 """``initd emit EVENT [--data JSON|-]``: fire a lifecycle event and print what its hooks
 decided. Exit 0, 2 when it is blocked (a Claude Code PreToolUse deny too; the reason on
-stderr), 3 when a hook aborted it or a Claude Code hook said ``continue: false``."""
+stderr), 3 when a hook aborted it or a Claude Code hook said ``continue: false``.
+
+A blockable event (pre_tool, Stop…) that the service could not put to its hooks (a
+payload it cannot take, a refusal, its error, no service to ask) exits 2 as well: an
+agent's harness reads any other failure as "go ahead", and no guard saw the action
+(invariant 12)."""
 
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ from collections.abc import Sequence
 
 from initd.commands import client
 from initd.commands.options import Parser, socket_option
-from initd.errors import UsageError
+from initd.errors import InitdError, UsageError
+from initd.hooks import kinds
 
 
 def emit(argv: Sequence[str]) -> int:
@@ -20,8 +26,9 @@ def emit(argv: Sequence[str]) -> int:
     said ``continue: false``: the agent stops)."""
     p = Parser(prog="initd emit", description="Fire a lifecycle event (pre_tool, "
                "after_turn, PreExecutionStart, on_iteration_complete, …) and print what its "
-               "hooks decided. Exit 2 when blocked (or denied), 3 when aborted (or a "
-               "Claude Code hook said continue: false).")
+               "hooks decided. Exit 2 when blocked (or denied, or a blockable event's "
+               "hooks could not be asked), 3 when aborted (or a Claude Code hook said "
+               "continue: false).")
     p.add_argument("event")
     p.add_argument("--data", metavar="JSON", default="{}",
                    help="the event's payload as a JSON object, or - to read it from stdin")
@@ -30,15 +37,31 @@ def emit(argv: Sequence[str]) -> int:
                    "and the event is sent again if the service dies while it runs)")
     socket_option(p)
     args = p.parse_args(argv)
+    event = kinds.resolve(args.event)
+    blockable = event is not None and event.blockable
     text = sys.stdin.read() if args.data == "-" else args.data
     try:
         payload = json.loads(text or "{}")
     except ValueError as err:
         raise UsageError(f"--data: not valid JSON: {err}") from None
+    except RecursionError:  # the payload is JSON initd cannot take: no guard would see it
+        if blockable:
+            return _blocked("the event's payload is nested too deep for initd to read; "
+                            "no hook saw it")
+        raise UsageError("--data: nested too deep for initd to read") from None
     if not isinstance(payload, dict):
         raise UsageError("--data: expected a JSON object")
-    code, answer = client.call("POST", f"/v1/events/{urllib.parse.quote(args.event, safe='')}",
-                               payload, sock=args.socket, key=args.id or client.new_key())
+    try:
+        code, answer = client.call(
+            "POST", f"/v1/events/{urllib.parse.quote(args.event, safe='')}", payload,
+            sock=args.socket, key=args.id or client.new_key())
+    except InitdError as err:  # no service, or none that answered whole, after the resends
+        if blockable:
+            return _blocked(f"its hooks could not be asked: {err}")
+        raise
+    if code != 200 and blockable:  # (413, 503, 500: the hooks were not asked)
+        return _blocked(f"the hook service did not put the event to its hooks (HTTP "
+                        f"{code}: {client.reason(answer).removeprefix('initd: ')})")
     result = client.show(code, answer)
     if result != 0:
         return result
@@ -50,3 +73,9 @@ def emit(argv: Sequence[str]) -> int:
         print(f"initd: blocked: {answer.get('reason')}", file=sys.stderr)
         return 2
     return 3 if answer.get("aborted") else 0
+
+
+def _blocked(why: str) -> int:
+    """A blockable event initd could not put to its hooks: blocked (invariant 12)."""
+    print(f"initd: blocked: {why}", file=sys.stderr)
+    return 2

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from initd import httpd, log, settings, users, values
 from initd.commands.options import Parser, socket_option, workspace_option
-from initd.service.app import make_app
+from initd.service.app import EVENT_BODY, make_app
 from initd.service.core import HookService
 
 
@@ -71,7 +71,7 @@ def main(argv: Sequence[str]) -> int:
         ctx = ctx._replace(trust=ctx.trust.asking(link.trust_verdict))  # root's 0600 store
     service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,
                           command=args.agent_command)
-    server = httpd.UnixWSGIServer(sock, make_app(service))
+    server = httpd.UnixWSGIServer(sock, make_app(service), max_body=EVENT_BODY)
 
     def stop(signum: int, frame: object) -> None:
         service.cancel()

@@ -18,9 +18,9 @@ gives it ("Hook Output"): a pure function of its result (verdict.py makes it a V
 
 from __future__ import annotations
 
-import json
 from typing import Any, NamedTuple
 
+from initd.events import answers
 from initd.events.actions import ActionResult, Status
 from initd.hooks.kinds import Event
 
@@ -48,8 +48,9 @@ class Answer(NamedTuple):
 
 def answer(result: ActionResult, label: str, event: Event, deny_on_error: bool) -> Answer:
     if result.status in (Status.ERROR, Status.UNTRUSTED):
-        return Answer(event.blockable and deny_on_error, None, f"{label}: {result.error}",
-                      None, result.error)
+        blocks = event.blockable and (deny_on_error or result.fails_closed)
+        return Answer(blocks, None, f"{label}: {result.error}", None, result.error,
+                      permission="deny" if blocks and event.name == "pre_tool" else None)
     if result.status == Status.STARTED or result.exit_code not in (0, 2):
         return Answer(False, None, None, None, result.error)  # a non-blocking error
     if result.exit_code == 2:
@@ -61,7 +62,7 @@ def answer(result: ActionResult, label: str, event: Event, deny_on_error: bool) 
                           permission="deny" if event.name == "pre_tool" else None)
         return Answer(False, None, None, None, result.error or f"exit 2, but "
                       f"{event.name} cannot be blocked: stderr is for the user only")
-    data = _json(result.stdout)
+    data = answers.read(result)  # (Unreadable: the hook's error, verdict.py)
     if data is None:
         text = result.stdout.strip()
         return Answer(False, None, None, None, result.error,
@@ -103,17 +104,6 @@ def _structured(data: dict[str, Any], label: str, event: Event, note: str | None
         return Answer(True, "block", said, None, note, **common)
     return Answer(False, "block", None, None, note or f"decision: block, but {event.name} "
                   "cannot be blocked", **common)
-
-
-def _json(text: str) -> dict[str, Any] | None:
-    text = text.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _text(value: object) -> str | None:

@@ -23,7 +23,8 @@ For each hook of the event, in the order they load (dialects/__init__.py):
 6. ``LAST_HOOK_STATUS``, ``HOOK_RESPONSE`` and ``SPAWN_OUTPUT`` carry on to the next.
 
 The first block ends the event (a Claude Code hook's ends it after the other Claude Code
-hooks, which Claude Code runs all; claudeout.py reads their answers). For
+hooks, which Claude Code runs all; claudeout.py reads their answers). What did not load
+stands in after them as an error that blocks a blockable event (standins.py). For
 ``pre_iteration`` the hooks' output, concatenated raw in order with failures as text
 (iteratr's way), is the context for the agent's prompt. Stops blocked in a row are
 counted, and capped (stoploop.py).
@@ -36,13 +37,13 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from initd import jsonview
-from initd.events import variables
-from initd.events.actions import ActionResult, Call, Status
+from initd.events import standins, variables
+from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
 from initd.events.dialects import Cache
 from initd.events.filters import applies, deduplicated, files_for
-from initd.events.model import EventHook, Script
+from initd.events.model import EventHook
 from initd.events.records import Sessions
 from initd.events.setup import Setup
 from initd.events.stoploop import StopLoop
@@ -126,29 +127,31 @@ class Engine:
                           names, state, found.pipelines, cancel, journal)
                 if state.stopped:
                     break
-        self._unread(found.unread, event, state)  # (after the hooks that were read)
+        # what did not load (or was not read) stands in after the hooks that were: an
+        # error in the answer, which blocks a blockable event (invariant 12)
+        standins.add(found.unread, event, state, self._warned, self.setup.log)
+        return self._end(event, state, marker, payload)
+
+    def refuse(self, name: str, why: str) -> Outcome:
+        """The event's payload could not be taken (over the API's limit, nested too deep):
+        no hook ran, and the answer says so with an error that blocks a blockable event
+        (invariant 12: never an error the agent's harness could read as "allowed")."""
+        event = kinds.resolve(name)
+        if event is None:
+            raise UnknownEvent(f"no event {name!r} (known: {kinds.known()})")
+        state = Tally(event)
+        state.unblockable = self.stops.why_not(event.name)
+        state.error(standins.payload(event), why)
+        return self._end(event, state, None, {})
+
+    def _end(self, event: Event, state: Tally, marker: Any, payload: dict[str, Any]
+             ) -> Outcome:
         outcome = Outcome(event.name, state.blocked, state.reason, state.feedback,
                           "\n".join(state.context) if event.name in CONTEXT_EVENTS else None,
                           state.aborted, state.results, **state.claude())
         self.stops.after(event.name, outcome.blocked)
         self._record(lambda sessions: sessions.end(marker, outcome.as_json(), payload))
         return outcome
-
-    def _unread(self, unread: list[tuple[str, str]], event: Event, state: Tally) -> None:
-        """A hooks directory not read whole: an error result in this event's answer, and
-        a blockable event is blocked, since a guard may be among the files not read
-        (invariant 12: never silently open). Said in the log once per directory and
-        reason."""
-        for directory, why in unread:
-            if (directory, why) not in self._warned:
-                self._warned.add((directory, why))
-                self.setup.log.error("hooks directory not read whole: blockable events are "
-                                     "blocked", directory=directory, reason=why)
-            stand_in = EventHook(event=event.name, dialect="discobot", source=directory,
-                                 key="(directory)", label=f"the hooks in {directory}",
-                                 spec=Script(directory, "unread"), timeout=0, wait=True,
-                                 on_error="deny")
-            state.error(stand_in, why)
 
     def _record(self, write: Callable[[Sessions], Any]) -> Any:
         """A write to the session's record; failing to write is logged, never the
@@ -181,10 +184,10 @@ class Engine:
                 return
         step = hook.where + (f" {payload['file']}" if "file" in payload else "")
         if not hook.wait:
-            state.record(hook, once(journal, step, lambda: self._start(call), _replayed,
+            state.record(hook, once(journal, step, lambda: self._start(call), replayed,
                                     keep=lambda result: result.status), event)
             return
-        result = once(journal, step, lambda: attempts(call), _replayed, keep=jsonview.view)
+        result = once(journal, step, lambda: attempts(call), replayed, keep=jsonview.view)
         self._warn(hook, result.unknown)
         state.record(hook, result, event)
         self._carry(hook, result, table)
@@ -236,24 +239,3 @@ class Engine:
         if status is not None:
             self._record(lambda sessions: sessions.close(status))
 
-
-def _replayed(outcome: Any) -> ActionResult:
-    """What an earlier delivery of this request did with a hook (journal.once): its
-    recorded result, or an interrupted one when it was killed before recording."""
-    if isinstance(outcome, str) and outcome in ("started", "error"):  # fire-and-forget
-        return ActionResult(Status(outcome), error="started by an earlier delivery of "
-                            "this event: not started again" if outcome == "started" else
-                            "not started by an earlier delivery of this event")
-    if isinstance(outcome, dict):
-        try:
-            fields = {name: outcome[view] for name, view in _VIEWS.items() if view in outcome}
-            fields["status"] = Status(fields["status"])
-            fields["unknown"] = tuple(fields.get("unknown") or ())
-            return ActionResult(**fields)
-        except (KeyError, TypeError, ValueError):
-            pass  # not what we wrote: the step still ran once, and is not run again
-    return ActionResult(Status.ERROR, error="interrupted: it was running when the hook "
-                        "service stopped, and is not run again for this event")
-
-
-_VIEWS = {name: jsonview.camel(name) for name in ActionResult._fields}

@@ -119,3 +119,23 @@ class EventHook(NamedTuple):
     @property
     def where(self) -> str:
         return f"{self.source}: {self.key}"
+
+
+# What a stand-in is on (StandIn.event), when not one event it names:
+BLOCKABLE = "(blockable)"  # not known which: every blockable event
+EVERY = "(every)"  # every event (a hooks directory not read whole)
+
+
+class StandIn(NamedTuple):
+    """A hook initd could not load, or may not have read (a file that does not parse or
+    cannot be read, a matcher RE2 cannot run, a hooks directory too full to read): after
+    the hooks that loaded, an error result in the answer of each event it may be on,
+    which blocks a blockable one (invariant 12: a guard is never simply not there)."""
+
+    source: str  # the file, or the directory not read whole
+    reason: str  # the load error, naming the file (and the hook, the key)
+    event: str = BLOCKABLE  # the event it names; BLOCKABLE or EVERY when not one
+    dialect: str = "discobot"
+
+    def concerns(self, event: str, blockable: bool) -> bool:
+        return self.event in (event, EVERY) or (self.event == BLOCKABLE and blockable)

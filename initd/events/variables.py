@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from initd.clock import now_iso
-from initd.events import templates
+from initd.events import execsize, templates
 from initd.events.setup import Setup
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
@@ -26,6 +26,11 @@ UNSAFE = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "IFS", "ENV", "B
                     "RUBYLIB", "GCONV_PATH", "HOSTALIASES", "LOCPATH", "NLSPATH", "TZ"})
 UNSAFE_PREFIXES = ("LD_", "GIT_", "PYTHON", "DYLD_", "BASH_FUNC", "INITD_", "DISCOBOT_",
                    "SSH_", "LC_", "LANG")
+# A hook's environment says which of the payload's names were left out of it (too big
+# for exec, or holding a NUL), space-separated: the hook reads them on stdin.
+LEFT_OUT = "INITD_LEFT_OUT"
+PAYLOAD_BUDGET = 512 * 1024  # bytes of the payload's variables in one environment
+# (of ARG_MAX's 2 MiB by default: initd's own environment and the command need the rest)
 
 
 def table(event: Event, payload: dict[str, Any], setup: Setup) -> dict[str, Any]:
@@ -48,10 +53,31 @@ def exportable(name: str) -> bool:
 
 def environment(base: dict[str, str], table: dict[str, Any]) -> dict[str, str]:
     """The hook's environment: the payload's names under initd's environment (which wins:
-    an event cannot replace PATH or HOME), initd's own names over both. A value holding
-    a NUL byte cannot be an environment variable: it is left out (the hook still has the
-    whole payload on stdin)."""
+    an event cannot replace PATH or HOME), initd's own names over both. A payload's value
+    that cannot be a variable is left out (the hook has the whole payload on stdin), and
+    LEFT_OUT names those: one holding a NUL byte, one over what exec takes (a Write's
+    whole file: execsize.STRING_LIMIT), and the biggest while all of them together are
+    over PAYLOAD_BUDGET. A variable exec refuses (E2BIG) would stop the hook."""
     texts = {k: templates.text(v) for k, v in table.items()}
-    given = {k: v for k, v in texts.items() if k not in OWN and exportable(k)}
+    given = {k: v for k, v in texts.items() if k not in OWN and exportable(k)
+             and k not in base}
     own = {k: v for k, v in texts.items() if k in OWN}
-    return {k: v for k, v in {**given, **base, **own}.items() if "\0" not in v}
+    kept, left = _fitting(given)
+    env = {k: v for k, v in {**kept, **base, **own}.items() if "\0" not in v}
+    if left:
+        env[LEFT_OUT] = " ".join(sorted(left))
+    return env
+
+
+def _fitting(given: dict[str, str]) -> tuple[dict[str, str], set[str]]:
+    """(the payload's variables that fit an environment, the names of those left out)."""
+    left = {k for k, v in given.items()
+            if "\0" in v or execsize.size(f"{k}={v}") - execsize.POINTER > execsize.STRING_LIMIT}
+    kept = {k: v for k, v in given.items() if k not in left}
+    total = sum(execsize.size(f"{k}={v}") for k, v in kept.items())
+    for name in sorted(kept, key=lambda k: -len(kept[k])):
+        if total <= PAYLOAD_BUDGET:
+            break
+        total -= execsize.size(f"{name}={kept.pop(name)}")
+        left.add(name)
+    return kept, left

@@ -5,10 +5,9 @@ Code hook's answer is read by its own rules (claudeout.py)."""
 from __future__ import annotations
 
 import enum
-import json
 from typing import Any, NamedTuple
 
-from initd.events import claudeout
+from initd.events import answers, claudeout
 from initd.events.actions import ActionResult, Status
 from initd.events.model import EventHook
 from initd.hooks.kinds import Event
@@ -38,6 +37,7 @@ class Verdict(NamedTuple):
     stop_reason: str | None = None
     updated_input: dict[str, Any] | None = None
     suppress: bool = False
+    status: Status | None = None  # ERROR: its answer could not be read (answers.py)
 
 
 class HookResult(NamedTuple):
@@ -60,17 +60,28 @@ class HookResult(NamedTuple):
 def verdict(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
     """Exit 0 is fine; a JSON decision is honoured; exit 2 blocks a blockable event (with
     exit2_blocks); ``block: true`` makes any failure block; a hook that could not run
-    is an error, which blocks only with ``on_error: deny``; ``on_failure: abort`` (or
-    a webhook's ``on_timeout: abort``) stops the hooks after it."""
+    is an error, which blocks only with ``on_error: deny`` (or when the error is initd's:
+    ``fails_closed``); an answer that looks like JSON and cannot be read is such an error
+    (answers.py); ``on_failure: abort`` (or a webhook's ``on_timeout: abort``) stops the
+    hooks after it."""
+    try:
+        return _verdict(result, hook, event)
+    except answers.Unreadable as err:  # the hook's error, never "no answer": it blocks
+        failed = result._replace(status=Status.ERROR, error=str(err), fails_closed=True)
+        return _verdict(failed, hook, event)._replace(status=Status.ERROR)
+
+
+def _verdict(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
     if hook.dialect == "claude":
         said = claudeout.answer(result, hook.label, event, hook.on_error == "deny")
         return Verdict(said.blocks, False, None if said.decision is None
                        else Decision(said.decision), *said[2:])
-    decision, reason, feedback = _decision(result)
+    decision, reason, feedback = (None, None, None) if result.fails_closed \
+        else _decision(result)  # (an answer initd could not read is no answer)
     note = result.error
     blocks = False
     if result.status in (Status.ERROR, Status.UNTRUSTED):
-        blocks = event.blockable and hook.on_error == "deny"
+        blocks = event.blockable and (hook.on_error == "deny" or result.fails_closed)
         reason = f"{hook.label}: {result.error}"
     elif decision == Decision.BLOCK or (decision is None and (  # an explicit answer wins
             (result.exit_code == 2 and hook.exit2_blocks)
@@ -127,7 +138,7 @@ class Tally:
                 self.context.append(text)
         self.results.append(HookResult(
             hook=hook.where, dialect=hook.dialect, action=hook.action, command=hook.label,
-            status=Status.BLOCKED if said.blocks else result.status,
+            status=Status.BLOCKED if said.blocks else said.status or result.status,
             exit_code=result.exit_code, stdout="" if said.suppress else result.stdout,
             stderr=result.stderr, timed_out=result.timed_out,
             duration_ms=result.duration_ms, decision=said.decision, error=said.note))
@@ -184,15 +195,10 @@ HALTED = "continue: false (a Claude Code hook's) wins: the agent stops, nothing 
 
 
 def _decision(result: ActionResult) -> tuple[Decision | None, str | None, str | None]:
-    """A JSON stdout ``{"decision", "reason", "feedback"}`` (Claude Code's, AutoAgent's)."""
-    text = result.stdout.strip()
-    if not text.startswith("{"):
-        return None, None, None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None, None, None
-    if not isinstance(data, dict):
+    """A JSON stdout ``{"decision", "reason", "feedback"}`` (Claude Code's, AutoAgent's);
+    answers.Unreadable when it looks like one and cannot be read."""
+    data = answers.read(result)
+    if data is None:
         return None, None, None
     said = data.get("decision")
     decision = Decision(said) if said in ("block", "approve") else None

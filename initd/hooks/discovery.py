@@ -37,6 +37,17 @@ class Problem(NamedTuple):
         return f"{one_line(self.path)}: {one_line(self.reason)}"
 
 
+class Broken(NamedTuple):
+    """A file that means to be a hook (or could not be read to know) and is broken: its
+    ERROR problem, and its front matter's ``type`` as written (None when it has none, or
+    the front matter did not parse). The events engine makes one that may be an event
+    hook a stand-in on its event (invariant 12: a guard is never simply not there)."""
+
+    problem: Problem
+    type: object = None
+    read: bool = True  # False: the file could not be read at all
+
+
 class Found(NamedTuple):
     hooks: tuple[Hook, ...]
     problems: tuple[Problem, ...]
@@ -44,6 +55,7 @@ class Found(NamedTuple):
     # ``problems``. A guard among the names not read did not run: the callers say so
     # in every answer, and a blockable event is blocked (invariant 12: fail closed).
     unread: tuple[Problem, ...] = ()
+    broken: tuple[Broken, ...] = ()  # every ERROR problem of a file, also in ``problems``
 
     @property
     def errors(self) -> tuple[Problem, ...]:
@@ -59,6 +71,7 @@ def discover(directories: Sequence[str]) -> Found:
     hooks: list[Hook] = []
     problems: list[Problem] = []
     unread: list[Problem] = []
+    broken: list[Broken] = []
     by_id: dict[str, str] = {}
     for directory in directories:
         try:
@@ -79,17 +92,20 @@ def discover(directories: Sequence[str]) -> Found:
             if name.startswith("."):  # .gitkeep, editor swap files: never run
                 problems.append(Problem(path, "hidden file: never a hook", NOTE))
                 continue
-            found = load(path, directory)
+            found, kind = _load(path, directory)
             if isinstance(found, Problem):
                 problems.append(found)
+                if found.severity == ERROR:
+                    broken.append(kind._replace(problem=found))
             elif found.id in by_id:
                 problems.append(Problem(found.path, f"hook id {shown(found.id)} is already "
                                         f"used by {by_id[found.id]}; rename one of them",
                                         ERROR))
+                broken.append(Broken(problems[-1], found.type))
             else:
                 by_id[found.id] = found.path
                 hooks.append(found)
-    return Found(tuple(hooks), tuple(problems), tuple(unread))
+    return Found(tuple(hooks), tuple(problems), tuple(unread), tuple(broken))
 
 
 def load(path: str, directory: str) -> Hook | Problem:
@@ -97,21 +113,35 @@ def load(path: str, directory: str) -> Hook | Problem:
     at boot from the agent's workspace: links are followed (a linked hook is a hook), but
     a FIFO or device is never opened for real (non-blocking, then fstat: no swap between
     a look and the read), and no more than the head is read, whatever the file's size."""
+    return _load(path, directory)[0]
+
+
+def _load(path: str, directory: str) -> tuple[Hook | Problem, Broken]:
+    """load's, and what its problem is (a Broken, whose ``problem`` the caller sets)."""
+    nothing = Problem(path, "", ERROR)
     try:
         head, info = workspacefiles.read(path, HEAD_LIMIT)  # (a verb's guard: no link)
     except workspacefiles.Refused as err:
-        return Problem(path, err.why, NOTE)
+        return Problem(path, err.why, NOTE), Broken(nothing)
     except agentfs.Unsafe:
-        return Problem(path, "not a regular file", NOTE)
+        return Problem(path, "not a regular file", NOTE), Broken(nothing)
     except OSError as err:  # ELOOP for a symlink loop, ENOENT for a dangling link
-        return Problem(path, f"cannot read: {err.strerror}", ERROR)
-    return parse(path, directory, head, info)
+        return Problem(path, f"cannot read: {err.strerror}", ERROR), Broken(nothing,
+                                                                             read=False)
+    return _parse(path, directory, head, info)
 
 
 def parse(path: str, directory: str, head: bytes, info: os.stat_result) -> Hook | Problem:
     """A hook file's first bytes (and its status) as a Hook, or why they are not one."""
+    return _parse(path, directory, head, info)[0]
+
+
+def _parse(path: str, directory: str, head: bytes, info: os.stat_result
+           ) -> tuple[Hook | Problem, Broken]:
+    """parse's, and the file's ``type`` as written, as a Broken (None: none was read)."""
+    nothing = Broken(Problem(path, "", ERROR))
     if not stat.S_ISREG(info.st_mode):
-        return Problem(path, "not a regular file", NOTE)
+        return Problem(path, "not a regular file", NOTE), nothing
     text = head.decode("utf-8", errors="replace")  # binary garbage simply has no front matter
     try:
         fields = frontmatter.parse(text)
@@ -119,20 +149,20 @@ def parse(path: str, directory: str, head: bytes, info: os.stat_result) -> Hook 
         message = str(err)
         if len(head) == HEAD_LIMIT and "never closed" in message:
             message += " (only a file's first 64 KiB are read for it)"
-        return Problem(path, f"front matter: {message}", ERROR)
+        return Problem(path, f"front matter: {message}", ERROR), nothing
     if fields is None:
         return Problem(path, "no front matter (---, #--- or //--- on line 1 or 2): "
-                       "not a hook", NOTE)
-    label = _label(fields)
+                       "not a hook", NOTE), nothing
+    label, kind = _label(fields), nothing._replace(type=fields.get("type"))
     if not text.startswith("#!"):
         return Problem(path, f"{label}no shebang on line 1 (e.g. #!/bin/sh), so it "
-                       "cannot be executed", ERROR)
+                       "cannot be executed", ERROR), kind
     if not info.st_mode & 0o111:
-        return Problem(path, f"{label}not executable (chmod +x {path})", ERROR)
+        return Problem(path, f"{label}not executable (chmod +x {path})", ERROR), kind
     try:
-        return model.validate(fields, path, directory, os.path.basename(path))
+        return model.validate(fields, path, directory, os.path.basename(path)), kind
     except model.HookError as err:
-        return Problem(path, f"{label}{err}", ERROR)
+        return Problem(path, f"{label}{err}", ERROR), kind
 
 
 def _label(fields: dict[str, object]) -> str:

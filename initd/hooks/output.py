@@ -11,9 +11,12 @@ LINE_MAX = 4096  # a longer run without a newline is passed on as a line anyway
 
 
 class Kept:
-    """The first and the last KEEP bytes of a stream, and how many lines it had."""
+    """The first ``head`` and the last KEEP bytes of a stream (KEEP each unless told: an
+    event hook's stdout keeps a longer head, its JSON answer: events/answers.py), and how
+    many lines it had."""
 
-    def __init__(self) -> None:
+    def __init__(self, head: int = KEEP) -> None:
+        self.head_size = head
         self.head = bytearray()
         self.tail = bytearray()
         self.lines = 0
@@ -22,8 +25,8 @@ class Kept:
     def add(self, chunk: bytes) -> None:
         self.size += len(chunk)
         rest = chunk
-        if len(self.head) < KEEP:
-            room_in_head = KEEP - len(self.head)
+        if len(self.head) < self.head_size:
+            room_in_head = self.head_size - len(self.head)
             self.head += chunk[:room_in_head]
             rest = chunk[room_in_head:]  # the rest of a chunk that fills the head: tail
         if rest:

@@ -19,7 +19,7 @@ from typing import IO, BinaryIO, NamedTuple, Protocol
 
 from initd import proc
 from initd.errors import InitdError
-from initd.hooks.output import Kept, Output
+from initd.hooks.output import KEEP, Kept, Output
 from initd.limits import NONE as NO_LIMITS
 from initd.limits import Limits, killed_by
 from initd.users import Account
@@ -228,11 +228,12 @@ class Captured(NamedTuple):
 def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             account: Account | None, timeout: float, stdin: bytes | None = None,
             grace: float = 5.0, cancel: threading.Event | None = None,
-            limits: Limits = NO_LIMITS) -> Captured:
-    """Run ``argv`` in its own group with stdout and stderr kept apart (bounded); the
-    timeout or a cancel stops the whole group. Never raises for what the command does."""
+            limits: Limits = NO_LIMITS, stdout_head: int = KEEP) -> Captured:
+    """Run ``argv`` in its own group with stdout and stderr kept apart (bounded: stdout's
+    first ``stdout_head`` bytes, an event hook's answer); the timeout or a cancel stops
+    the whole group. Never raises for what the command does."""
     started = time.monotonic()
-    out, err = Kept(), Kept()
+    out, err = Kept(stdout_head), Kept()
     try:
         child = proc.spawn(proc.Spec(
             argv=tuple(argv), env=env, cwd=cwd, account=account,

@@ -24,13 +24,19 @@ from initd.service.core import Busy, HookService
 SPEC = Path(__file__).with_name("openapi.yaml")
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], object]
-MAX_BODY = 64 * 1024
+MAX_BODY = 64 * 1024  # of a request's body: the API's are small JSON objects...
+EVENT_BODY = 16 * 2**20  # ...but an event's payload carries a Write's whole file
 
 
 class HttpError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class NotTaken(HttpError):
+    """A body the API cannot take (too big, nested too deep): on an event, the event is
+    answered as blocked instead (invariant 12)."""
 
 
 def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterable[bytes]]:
@@ -49,7 +55,7 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
          lambda env: (200, {"cancelled": service.cancel()})),
         ("POST", re.compile(r"/v1/trust"), lambda env: _trust(service, _body(env))),
         ("POST", re.compile(r"/v1/events/([^/]+)"),
-         lambda env, name: _event(service, name, _body(env), _key(env))),
+         lambda env, name: _event(service, name, env)),
     ]
 
     def app(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
@@ -86,22 +92,22 @@ def _dispatch(routes: list[tuple[str, re.Pattern[str], Callable[..., tuple[int, 
     raise HttpError(404, f"no such endpoint: {path} (see GET /v1/openapi.json)")
 
 
-def _body(environ: Environ) -> dict[str, Any]:
+def _body(environ: Environ, limit: int = MAX_BODY) -> dict[str, Any]:
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise HttpError(400, "Content-Length is not a number") from None
     if length < 0:  # read(-1) would read whatever the client sends, to its end
         raise HttpError(400, "Content-Length is negative")
-    if length > MAX_BODY:
-        raise HttpError(413, f"body over {MAX_BODY} bytes")
+    if length > limit:  # (the server read it to its end and dropped it: httpwire)
+        raise NotTaken(413, f"body over {limit} bytes ({length})")
     raw = environ["wsgi.input"].read(length) if length else b"{}"
     try:
         data = json.loads(raw or b"{}")
     except ValueError:
         raise HttpError(400, "body is not valid JSON") from None
     except RecursionError:  # [[[[… 30,000 deep: the client's mistake, not a 500
-        raise HttpError(400, "body is nested too deep") from None
+        raise NotTaken(400, "body is nested too deep for initd to read") from None
     if not isinstance(data, dict):
         raise HttpError(400, "body must be a JSON object")
     return data
@@ -130,10 +136,19 @@ def _turn(service: HookService, body: dict[str, Any], key: str | None) -> tuple[
                              "first (a new user message should)") from None
 
 
-def _event(service: HookService, name: str, payload: dict[str, Any],
-           key: str | None) -> tuple[int, Any]:
-    """Fire ``name`` with the body as its payload: 200 with the outcome (blocked or not)."""
+def _event(service: HookService, name: str, environ: Environ) -> tuple[int, Any]:
+    """Fire ``name`` with the body as its payload: 200 with the outcome (blocked or not).
+    A payload the API cannot take (over EVENT_BODY, nested too deep) runs no hook: its
+    outcome says so, with an error that blocks a blockable event (invariant 12: a guard
+    that never saw the tool call must not read as "allowed")."""
+    key = _key(environ)
     try:
+        try:
+            payload = _body(environ, EVENT_BODY)
+        except NotTaken as err:
+            outcome = service.events.refuse(name, f"the event's payload could not be "
+                                            f"taken: {err}; no hook saw it")
+            return 200, {**outcome.as_json(), "replayed": False}
         return 200, service.fire(name, payload, key)
     except UnknownEvent as err:
         raise HttpError(404, str(err)) from None

@@ -657,7 +657,11 @@ def test_a_hostile_settings_file_is_a_problem_and_the_other_hooks_run(
     expected = plant(path, kind, secret)
     out = cc.fire("PreToolUse", bash("ls"))
     assert (cc.path / "user-ran").exists() and (cc.path / "local-ran").exists()
-    assert len(out["results"]) == 2
+    # (was: 2 results. A file initd cannot read may hold a guard: after the other hooks,
+    # it stands in as an error that blocks the blockable PreToolUse: invariant 12)
+    assert len(out["results"]) == 3
+    assert out["results"][2]["status"] == "blocked" and out["blocked"]
+    assert out["results"][2]["error"] == expected
     assert cc.engine is not None
     problems = [reason for _, reason, _ in cc.engine.cache.get().problems]
     assert problems == [expected]

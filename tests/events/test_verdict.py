@@ -27,6 +27,8 @@ def done(status: Status, code: int | None = None, out: str = "", err: str = "",
 
 BLOCK_JSON = '{"decision": "block", "reason": "tests fail", "feedback": "run npm test"}'
 APPROVE_JSON = '{"decision": "approve", "reason": "fine by me"}'
+NOT_JSON = ("its stdout starts like a JSON answer but is not JSON: Expecting property name "
+            "enclosed in double quotes: line 1 column 2 (char 1)")
 
 
 @pytest.mark.parametrize(("result", "flags", "event", "expected"), [
@@ -63,8 +65,12 @@ APPROVE_JSON = '{"decision": "approve", "reason": "fine by me"}'
      Verdict(False, True, None, None, None, None)),
     (done(Status.OK, 0, out='{"decision": "maybe"}'), {}, PRE_TOOL,
      Verdict(False, False, None, None, None, None)),  # not a decision: ignored
+    # (was: no block. A stdout that starts like a JSON answer and is not one is the
+    # hook's error, which blocks a blockable event whatever on_error says: invariant 12)
     (done(Status.OK, 0, out="{not json"), {}, PRE_TOOL,
-     Verdict(False, False, None, None, None, None)),
+     Verdict(True, False, None, f"check: {NOT_JSON}", None, NOT_JSON, status=Status.ERROR)),
+    (done(Status.OK, 0, out="{not json"), {}, AFTER_TURN,
+     Verdict(False, False, None, f"check: {NOT_JSON}", None, NOT_JSON, status=Status.ERROR)),
 ])
 def test_verdict(result: ActionResult, flags: dict[str, object], event: kinds.Event,
                  expected: Verdict) -> None:

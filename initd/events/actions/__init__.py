@@ -9,6 +9,7 @@ import enum
 import threading
 from typing import Any, NamedTuple
 
+from initd import jsonview
 from initd.events import templates
 from initd.events.model import Command, EventHook, GitCommit, GitPush, Script, Shell, Webhook
 from initd.limits import Limits
@@ -78,6 +79,12 @@ class ActionResult(NamedTuple):
     response: str | None = None  # HOOK_RESPONSE (a webhook) or SPAWN_OUTPUT (a spawn)
     aborted: bool = False  # a webhook's on_timeout: abort
     unknown: tuple[str, ...] = ()  # placeholders that had no value (left as written)
+    # stdout shows at most 64 KiB (head and tail); the hook's JSON answer is read whole:
+    answer: str | None = None  # all of stdout, when it may be a JSON answer and is longer
+    cut: bool = False  # stdout was over answers.ANSWER_LIMIT: its answer cannot be read
+    # an error of initd's (an answer it could not read, an environment exec refused): it
+    # blocks a blockable event whatever on_error says (invariant 12: guards fail closed)
+    fails_closed: bool = False
 
 
 def run(call: Call) -> ActionResult:
@@ -98,3 +105,26 @@ def run(call: Call) -> ActionResult:
     if isinstance(spec, Webhook):
         return webhook.send(call, spec)
     return spawn.spawn(call, spec)
+
+
+def replayed(outcome: Any) -> ActionResult:
+    """What an earlier delivery of this request did with a hook (journal.once): its
+    recorded result, or an interrupted one when it was killed before recording."""
+    if isinstance(outcome, str) and outcome in ("started", "error"):  # fire-and-forget
+        return ActionResult(Status(outcome), error="started by an earlier delivery of "
+                            "this event: not started again" if outcome == "started" else
+                            "not started by an earlier delivery of this event")
+    if isinstance(outcome, dict):
+        try:
+            fields = {name: outcome[view] for name, view in _VIEWS.items() if view in outcome}
+            fields["status"] = Status(fields["status"])
+            fields["unknown"] = tuple(fields.get("unknown") or ())
+            return ActionResult(**fields)
+        except (KeyError, TypeError, ValueError):
+            pass  # not what we wrote: the step still ran once, and is not run again
+    return ActionResult(Status.ERROR, error="interrupted: it was running when the hook "
+                        "service stopped, and is not run again for this event")
+
+
+_VIEWS = {name: jsonview.camel(name) for name in ActionResult._fields}
+

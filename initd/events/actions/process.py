@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Sequence
 
-from initd.events import templates
+from initd.events import answers, execsize, templates
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.model import Command, GitCommit, GitPush, Script, Shell
 from initd.git import scrubbed
@@ -84,16 +84,24 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
     env = {**call.env, **(refs or {})}
     if git:  # the workspace's repository, whatever git may have called the agent
         env = scrubbed(env)
+    too_big = execsize.too_big(argv, env)
+    if too_big is not None:  # exec would fail (E2BIG): the hook's error, never a skip
+        return ActionResult(Status.ERROR, error=f"could not start: {too_big}",
+                            unknown=unknown, fails_closed=True)
     stdin = json.dumps(event_input(call)).encode()
     started = time.monotonic()
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
                          timeout=call.hook.timeout, stdin=stdin, grace=call.grace,
-                         cancel=call.cancel, limits=call.limits)
+                         cancel=call.cancel, limits=call.limits,
+                         stdout_head=answers.ANSWER_LIMIT)
     duration = round((time.monotonic() - started) * 1000, 1)
-    out, err = got.stdout.text(), got.stderr.text()  # at most 64 KiB each: head and tail
+    err = got.stderr.text()  # at most 64 KiB: head and tail
+    shown = answers.kept(bytes(got.stdout.head), bytes(got.stdout.tail), not got.stdout.elided)
+    out = shown.pop("stdout")  # (the same 64 KiB at most; an answer is read whole)
     if got.exec_error is not None:
         return ActionResult(Status.ERROR, None, out, err, False, duration,
-                            f"could not start: {got.exec_error}", unknown=unknown)
+                            f"could not start: {got.exec_error}", unknown=unknown,
+                            fails_closed=execsize.refused(got.exec_error))
     if got.timed_out:
         return ActionResult(Status.ERROR, None, out, err, True, duration,
                             f"timed out after {call.hook.timeout:g}s; its process group "
@@ -103,5 +111,6 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
                             "cancelled: initd is stopping", unknown=unknown)
     status = Status.OK if got.exit_code == 0 else Status.FAILED
     return ActionResult(status, got.exit_code, out, err, False, duration, unknown=unknown,
-                        error=None if got.limit is None else f"killed by {got.limit}")
+                        error=None if got.limit is None else f"killed by {got.limit}",
+                        **shown)
 

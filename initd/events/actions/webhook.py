@@ -24,13 +24,13 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from initd.events import templates
+from initd.events import answers, templates
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.model import Webhook
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 SEND_TIMEOUT = 30.0  # one attempt to deliver the request
-ANSWER_LIMIT = 64 * 1024
+ANSWER_LIMIT = 64 * 1024  # of a callback's body
 
 
 def send(call: Call, spec: Webhook) -> ActionResult:
@@ -52,18 +52,22 @@ def send(call: Call, spec: Webhook) -> ActionResult:
         body, more = templates.data(spec.body, call.lookup)
         headers, more_h = templates.data(spec.headers, call.lookup)
         unknown += more + more_h
-        status, answer, error = _deliver(spec.method, url, headers, body, hook.retries,
-                                         hook.retry_delay, call.cancel)
+        status, raw, error = _deliver(spec.method, url, headers, body, hook.retries,
+                                      hook.retry_delay, call.cancel)
         ms = round((time.monotonic() - started) * 1000, 1)
+        # shown as a process's stdout is (64 KiB); a JSON answer is read whole (answers.py)
+        shown = answers.kept(raw[:answers.ANSWER_LIMIT], b"", len(raw) <= answers.ANSWER_LIMIT)
+        answer = shown.pop("stdout")
         if error is not None:
             return ActionResult(Status.ERROR, None, answer, "", False, ms, error,
                                 unknown=tuple(unknown))
         if status >= 400:
             return ActionResult(Status.FAILED, None, answer, "", False, ms,
                                 f"{spec.method} {_safe(url)} answered HTTP {status}",
-                                unknown=tuple(unknown))
+                                unknown=tuple(unknown), **shown)
         if callback is None:
-            return ActionResult(Status.OK, None, answer, "", False, ms, unknown=tuple(unknown))
+            return ActionResult(Status.OK, None, answer, "", False, ms, unknown=tuple(unknown),
+                                **shown)
         response = callback.wait(hook.timeout, call.cancel)
         ms = round((time.monotonic() - started) * 1000, 1)
         if response is None:
@@ -73,7 +77,7 @@ def send(call: Call, spec: Webhook) -> ActionResult:
                                 f"{why} (on_timeout: {spec.on_timeout})",
                                 aborted=spec.on_timeout == "abort", unknown=tuple(unknown))
         return ActionResult(Status.OK, None, answer, "", False, ms, response=json.dumps(response),
-                            unknown=tuple(unknown))
+                            unknown=tuple(unknown), **shown)
     finally:
         if callback is not None:
             callback.close()
@@ -99,8 +103,9 @@ def _safe(url: str) -> str:
 
 
 def _deliver(method: str, url: str, headers: dict[str, str], body: Any, retries: int,
-             delay: float, cancel: threading.Event | None) -> tuple[int, str, str | None]:
-    """(HTTP status, the answer's text, an error when it could not be delivered)."""
+             delay: float, cancel: threading.Event | None) -> tuple[int, bytes, str | None]:
+    """(HTTP status, the answer (one byte over answers.ANSWER_LIMIT at most: then it was
+    longer), an error when it could not be delivered)."""
     data = None if body is None or method == "GET" else json.dumps(body).encode()
     request_headers = {"User-Agent": "initd-webhook", **headers}
     if data is not None:
@@ -108,7 +113,7 @@ def _deliver(method: str, url: str, headers: dict[str, str], body: Any, retries:
     error = ""
     for attempt in range(retries + 1):
         if attempt and (cancel or threading.Event()).wait(delay):  # a pause between
-            return 0, "", "cancelled: initd is stopping"          # tries, cut by a stop
+            return 0, b"", "cancelled: initd is stopping"         # tries, cut by a stop
         try:
             request = urllib.request.Request(url, data=data, headers=request_headers,
                                              method=method)
@@ -120,12 +125,12 @@ def _deliver(method: str, url: str, headers: dict[str, str], body: Any, retries:
             error = f"HTTP {err.code}"
         except (OSError, ValueError, http.client.HTTPException) as err:
             error = str(getattr(err, "reason", err))  # URLError wraps the socket's error
-    return 0, "", (f"could not deliver {method} {_safe(url)} after {retries + 1} "
+    return 0, b"", (f"could not deliver {method} {_safe(url)} after {retries + 1} "
                    f"attempt(s): {error}")
 
 
-def _read(response: Any) -> str:
-    return bytes(response.read(ANSWER_LIMIT)).decode(errors="replace")
+def _read(response: Any) -> bytes:
+    return bytes(response.read(answers.ANSWER_LIMIT + 1))
 
 
 class Callback:
@@ -206,6 +211,8 @@ def _parse(body: bytes) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
+    except RecursionError:  # nested past the parser's limit: kept as the text it is
+        return {"body": text}
     except ValueError:
         pairs = urllib.parse.parse_qs(text)
         return {k: v[-1] for k, v in pairs.items()} if pairs else {"body": text}

@@ -23,7 +23,7 @@ def workspace_file(workspace: str) -> str:
 
 
 def load(workspace: str, home: str) -> Collected:
-    found = Collected()
+    found = Collected("autoagent")
     by_event: dict[str, tuple[str, str, list[Any], bool]] = {}  # event -> (path, key, ..)
     for path, in_workspace in ((os.path.join(home, ".autoagent", "config.json"), False),
                                (workspace_file(workspace), True)):
@@ -37,7 +37,8 @@ def load(workspace: str, home: str) -> Collected:
             by_event[event.name] = (path, key, entries, in_workspace)  # the workspace wins
     for event_name, (path, key, entries, in_workspace) in by_event.items():
         for index, entry in enumerate(entries):
-            found.hook(path, _hook, event_name, entry, path, f"{key}[{index}]", in_workspace)
+            found.hook(path, _hook, event_name, entry, path, f"{key}[{index}]", in_workspace,
+                       event=event_name)
     return found
 
 

@@ -47,7 +47,7 @@ def files(workspace: str, home: str, managed: str = MANAGED) -> list[tuple[str, 
 
 
 def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
-    found = Collected()
+    found = Collected("claude")
     settings: list[tuple[str, str, dict[str, Any]]] = []
     for path, scope in files(workspace, home, managed):
         data = found.read(path, "json")
@@ -96,27 +96,30 @@ def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home
            name: object, groups: object) -> None:
     key = f"hooks.{name}"
     event = EVENTS.get(name) if isinstance(name, str) else None
-    if event is None:
+    if event is None:  # (an event initd never fires, PermissionRequest: no stand-in)
         found.error(path, LoadError(f"{path}: {key}: unknown Claude Code hook event "
                                     f"{shown(name, 40)} (initd serves: "
-                                    f"{', '.join(EVENTS)})"))
+                                    f"{', '.join(EVENTS)})"), event=None)
         return
+    # a group or hook initd cannot load (a matcher RE2 cannot run, a "prompt" hook, a
+    # shell initd does not offer) stands in on its event: an error, which blocks a
+    # blockable one (invariant 12), never a guard that is simply not there
     if not isinstance(groups, list):
         found.error(path, LoadError(f"{path}: {key}: expected a list of matcher groups "
-                                    '([{"matcher": ..., "hooks": [...]}])'))
+                                    '([{"matcher": ..., "hooks": [...]}])'), event)
         return
     for index, group in enumerate(groups):
         gkey = f"{key}[{index}]"
         try:
             text, handlers, warnings = _group(event, group, path, gkey)
         except LoadError as err:
-            found.error(path, err)
+            found.error(path, err, event)
             continue
         for warning in warnings:
             found.problems.append((path, f"{path}: {warning}", "warning"))
         for at, handler in enumerate(handlers):
             found.hook(path, _hook, event, handler, path, f"{gkey}.hooks[{at}]", text,
-                       in_workspace, workspace, home)
+                       in_workspace, workspace, home, event=event)
 
 
 def _group(event: str, group: object, path: str, key: str

@@ -154,6 +154,16 @@ class Fields:
                      if name not in self.used)
 
 
+def named(name: object) -> str | None:
+    """The event a hook names, as a stand-in is on it (model.StandIn): the event; None
+    for a name that is no event initd fires (a typo, another tool's event: ``initd hooks
+    check`` fails on it); BLOCKABLE when it names none (the field is missing)."""
+    if not isinstance(name, str):
+        return model.BLOCKABLE
+    event = kinds.resolve(name)
+    return None if event is None else event.name
+
+
 def event_of(name: object, source: str, key: str) -> kinds.Event:
     """The event a config names; an unknown name is an error where it is written."""
     event = kinds.resolve(name) if isinstance(name, str) else None
@@ -168,19 +178,24 @@ def _short(value: object) -> str:
 
 
 class Collected:
-    """What loading found: hooks, problems (one per broken hook or file), and the child
-    pipelines ``spawn`` may name."""
+    """What loading found: hooks, problems (one per broken hook or file), the stand-ins
+    of the hooks that did not load, and the child pipelines ``spawn`` may name."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: str = "discobot") -> None:
+        self.dialect = dialect
         self.hooks: list[model.EventHook] = []
         self.problems: list[tuple[str, str, str]] = []  # (path, reason, "error"|"warning")
-        # (directory, why) for a hooks directory not read whole: every event says so,
-        # and a blockable one is blocked (a guard may be among what was not read)
-        self.unread: list[tuple[str, str]] = []
+        # what did not load and may be an event hook (a hooks directory not read whole
+        # too): an error on the events it may be on, blocking a blockable one (standins)
+        self.unread: list[model.StandIn] = []
         self.pipelines: dict[str, dict[str, Any]] = {}
 
-    def error(self, path: str, err: LoadError) -> None:
+    def error(self, path: str, err: LoadError, event: str | None = model.BLOCKABLE) -> None:
+        """A problem; unless ``event`` is None (plainly no event hook's), also a stand-in
+        on ``event`` (BLOCKABLE: which one is not known)."""
         self.problems.append((path, str(err), "error"))
+        if event is not None:
+            self.unread.append(model.StandIn(path, str(err), event, self.dialect))
 
     def events(self, path: str, hooks: object, what: str, single: bool = False
                ) -> Iterator[tuple[kinds.Event, str, list[Any]]]:
@@ -195,13 +210,14 @@ class Collected:
             key = f"hooks.{name}"
             try:
                 event = event_of(name, path, key)
-            except LoadError as err:
-                self.error(path, err)
+            except LoadError as err:  # no event initd fires is this entry's: no stand-in
+                self.error(path, err, event=None)
                 continue
             if single and isinstance(entries, dict | str):
                 entries = [entries]
             if not isinstance(entries, list):
-                self.error(path, LoadError(f"{path}: {key}: expected a list of {what}"))
+                self.error(path, LoadError(f"{path}: {key}: expected a list of {what}"),
+                           event=event.name)
                 continue
             yield event, key, entries
 
@@ -214,13 +230,15 @@ class Collected:
             self.error(path, err)
             return None
 
-    def hook(self, path: str, build: Callable[..., model.EventHook], *args: Any) -> None:
-        """``build(*args)`` one hook; a LoadError is that hook's problem, and the next one
-        goes on."""
+    def hook(self, path: str, build: Callable[..., model.EventHook], *args: Any,
+             event: str | None = model.BLOCKABLE) -> None:
+        """``build(*args)`` one hook, on ``event`` (BLOCKABLE: not known before it is
+        built; None: a name no event has); a LoadError is that hook's problem (and a
+        stand-in on ``event``), and the next one goes on."""
         try:
             hook = build(*args)
         except LoadError as err:
-            self.error(path, err)
+            self.error(path, err, event)
             return
         self.hooks.append(hook)
         for warning in hook.warnings:

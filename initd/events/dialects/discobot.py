@@ -4,9 +4,12 @@ dialects (``block``, ``tool_name``, ``pattern``, ``when``, ``on_failure``, ``on_
 
 from __future__ import annotations
 
-from initd.events.dialects.common import Collected, Fields
-from initd.events.model import EventHook, Script
+import os
+
+from initd.events.dialects.common import Collected, Fields, named
+from initd.events.model import BLOCKABLE, EVERY, EventHook, Script, StandIn
 from initd.hooks import discovery
+from initd.hooks.kinds import TYPES
 from initd.hooks.model import Hook
 
 
@@ -14,12 +17,29 @@ def load(workspace: str, image_dir: str) -> Collected:
     found = Collected()
     discovered = discovery.for_workspace(workspace, image_dir)
     for problem in discovered.unread:  # a guard may be among what was not read
-        found.unread.append((problem.path, problem.reason))
+        found.unread.append(StandIn(problem.path, problem.reason, EVERY))
+    for broken in discovered.broken:  # a guard may be among what did not load
+        event = standing(broken, image_dir)
+        if event is not None:
+            found.unread.append(StandIn(broken.problem.path, str(broken.problem), event))
     for hook in discovered.hooks:
         if not hook.is_event:
             continue
-        found.hook(hook.path, _hook, hook, image_dir)
+        found.hook(hook.path, _hook, hook, image_dir, event=hook.type)
     return found
+
+
+def standing(broken: discovery.Broken, image_dir: str) -> str | None:
+    """What a broken hook file stands in on: the event its ``type`` names; every
+    blockable event when that is not known (its front matter did not parse, has no
+    type, or the file could not be read); None when it is plainly no event hook (a
+    session, file or pre-commit hook, a name no event has), or an image hook the agent
+    may not read (root's session hooks: not the agent's service's to see)."""
+    if not broken.read:
+        return None if os.path.dirname(broken.problem.path) == image_dir else BLOCKABLE
+    if broken.type in TYPES:
+        return None
+    return named(broken.type)
 
 
 def _hook(hook: Hook, image_dir: str) -> EventHook:

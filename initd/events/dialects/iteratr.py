@@ -15,7 +15,7 @@ DEFAULT_TIMEOUT = 30.0
 
 
 def load(workspace: str) -> Collected:
-    found = Collected()
+    found = Collected("iteratr")
     path = os.path.join(workspace, FILE)
     data = found.read(path, "yaml")
     if data is None:
@@ -29,7 +29,8 @@ def load(workspace: str) -> Collected:
     for event, key, entries in found.events(path, data.get("hooks") or {}, "hooks",
                                             single=True):
         for index, entry in enumerate(entries):
-            found.hook(path, _hook, event.name, entry, path, f"{key}[{index}]")
+            found.hook(path, _hook, event.name, entry, path, f"{key}[{index}]",
+                       event=event.name)
     return found
 
 

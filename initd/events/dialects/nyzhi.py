@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of
+from initd.events.dialects.common import Collected, Fields, LoadError, event_of, named
 from initd.events.model import EventHook, Shell
 
 DEFAULT_TIMEOUT = 30.0
@@ -25,7 +25,7 @@ def files(workspace: str, home: str) -> list[tuple[str, bool]]:
 
 
 def load(workspace: str, home: str) -> Collected:
-    found = Collected()
+    found = Collected("nyzhi")
     for path, in_workspace in files(workspace, home):
         data = found.read(path, "toml")
         if data is None:
@@ -38,7 +38,8 @@ def load(workspace: str, home: str) -> Collected:
                                         "tables"))
             continue
         for index, entry in enumerate(hooks):
-            found.hook(path, _hook, entry, path, f"agent.hooks[{index}]", in_workspace)
+            found.hook(path, _hook, entry, path, f"agent.hooks[{index}]", in_workspace,
+                       event=named(entry.get("event") if isinstance(entry, dict) else None))
     return found
 
 

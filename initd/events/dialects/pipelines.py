@@ -28,7 +28,7 @@ def global_file(home: str) -> str:
 
 
 def load(workspace: str, home: str) -> Collected:
-    found = Collected()
+    found = Collected("pipelines")
     documents: list[tuple[str, dict[str, Any], bool]] = []
     for path, in_workspace in [(global_file(home), False),
                                *((os.path.join(workspace, name), True) for name in STAGE_FILES)]:
@@ -47,13 +47,14 @@ def load(workspace: str, home: str) -> Collected:
         for event, key, actions in found.events(path, data.get("hooks") or {}, "actions"):
             for index, action in enumerate(actions):
                 found.hook(path, _action, event.name, action, path, f"{key}[{index}]",
-                           stage if isinstance(stage, str) else None, in_workspace)
+                           stage if isinstance(stage, str) else None, in_workspace,
+                           event=event.name)
     for hook in found.hooks:  # a spawn must name a pipeline some file defines
         if isinstance(hook.spec, Spawn) and hook.spec.pipeline not in found.pipelines:
             found.error(hook.source, LoadError(
                 f"{hook.where}.pipeline: no pipeline {hook.spec.pipeline!r} is defined "
                 f"(known: {', '.join(sorted(found.pipelines)) or 'none'}; define it under "
-                "pipelines:)"))
+                "pipelines:)"), event=hook.event)
     found.hooks = [h for h in found.hooks
                    if not isinstance(h.spec, Spawn) or h.spec.pipeline in found.pipelines]
     return found
@@ -64,15 +65,15 @@ def _pipelines(found: Collected, path: str, value: object) -> None:
         return
     if not isinstance(value, dict):
         found.error(path, LoadError(f"{path}: pipelines: expected a mapping of name: "
-                                    "{command, timeout}"))
+                                    "{command, timeout}"), event=None)  # (its spawns say)
         return
     for name, definition in value.items():
         try:
             f = Fields(definition, path, f"pipelines.{name}")
             found.pipelines[str(name)] = {"command": f.text("command", required=True),
                                           "source": path}
-        except LoadError as err:
-            found.error(path, err)
+        except LoadError as err:  # (not a hook: a spawn that names it is, and says so)
+            found.error(path, err, event=None)
 
 
 def _action(event: str, data: object, path: str, key: str, stage: str | None,
