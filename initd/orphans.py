@@ -30,13 +30,12 @@ import signal
 import time
 from collections.abc import Callable
 
-from initd.procfs import LIMITS, command, stat_fields
+from initd.procfs import LIMITS, children, command, privileged, stat_fields
 
 LIMIT_WAIT = 30.0  # seconds a scan waits for a descriptor (EMFILE, ENFILE)
 QUIET = 3  # scans in a row that find nothing new before the frozen are killed
 FREEZE_LIMIT = 2.0  # seconds of freezing one by one; then the namespace at once, as PID 1
 KILL_WAIT = 1.0  # seconds for the killed to be gone, rescanning
-PRIVILEGES = (b"Uid:", b"CapInh:", b"CapPrm:", b"CapEff:", b"CapAmb:")
 
 Found = dict[int, int]  # pid: start ticks (a pid alone may be reused)
 
@@ -52,9 +51,9 @@ def _scan(reaper: int, me: int) -> tuple[Found, bool]:
     deadline = time.monotonic() + LIMIT_WAIT
     while True:
         try:
-            before = _children(reaper)
+            before = children(reaper)
             found = _tree(before, me)
-            return found, sorted(_children(reaper)) == sorted(before)
+            return found, sorted(children(reaper)) == sorted(before)
         except OSError as err:
             if err.errno not in LIMITS or time.monotonic() >= deadline:
                 raise
@@ -131,38 +130,19 @@ def _freeze(members: Callable[[], tuple[Found, bool]]) -> tuple[Found, bool]:
     return frozen, quiet >= QUIET
 
 
-def _tree(children: list[int], me: int) -> Found:
+def _tree(top: list[int], me: int) -> Found:
     found: Found = {}
-    todo = [pid for pid in children if pid != me]
+    todo = [pid for pid in top if pid != me]
     seen = set(todo)
     while todo:
         pid = todo.pop()
         ticks = _ticks(pid)
-        if ticks is not None and _privileged(pid):
+        if ticks is not None and privileged(pid):
             found[pid] = ticks
-        for child in _children(pid):
+        for child in children(pid):
             if child not in seen and child != me:
                 seen.add(child)
                 todo.append(child)
-    return found
-
-
-def _children(pid: int) -> list[int]:
-    """The children of every thread of ``pid`` ([] once it is gone)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError as err:
-        if err.errno in LIMITS:
-            raise
-        return []
-    found = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
-                found += [int(child) for child in f.read().split()]
-        except OSError as err:
-            if err.errno in LIMITS:
-                raise
     return found
 
 
@@ -171,23 +151,6 @@ def _ticks(pid: int) -> int | None:
     if fields is None or fields[0] in (b"Z", b"X"):
         return None
     return int(fields[19])  # field 22, starttime
-
-
-def _privileged(pid: int) -> bool:
-    """uid 0 among its uids, or any capability (an ambient or kept one included)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            lines = [line.split() for line in f if line.startswith(PRIVILEGES)]
-    except OSError as err:
-        if err.errno in LIMITS:
-            raise
-        return False
-    for words in lines:
-        if words[0] == b"Uid:" and b"0" in words[1:5]:
-            return True
-        if words[0] != b"Uid:" and int(words[1], 16) != 0:
-            return True
-    return False
 
 
 def _send(pid: int, ticks: int, sig: int) -> None:

@@ -76,3 +76,45 @@ def command(pid: int, limit: int = 200) -> str:
     except OSError:
         return ""
     return raw.replace(b"\0", b" ").decode(errors="replace").strip()[:limit]
+
+
+def children(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` ([] once it is gone). At the descriptor
+    limit it raises (LIMITS): "cannot look" is not "none"."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError as err:
+        if err.errno in LIMITS:
+            raise
+        return []
+    found = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                found += [int(child) for child in f.read().split()]
+        except OSError as err:
+            if err.errno in LIMITS:
+                raise
+    return found
+
+
+PRIVILEGES = (b"Uid:", b"CapInh:", b"CapPrm:", b"CapEff:", b"CapAmb:")
+
+
+def privileged(pid: int) -> bool:
+    """uid 0 among its real, effective, saved and file-system uids, or any capability
+    (an ambient or kept one included: root's powers under another uid). False once it is
+    gone; at the descriptor limit it raises (LIMITS)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            lines = [line.split() for line in f if line.startswith(PRIVILEGES)]
+    except OSError as err:
+        if err.errno in LIMITS:
+            raise
+        return False
+    for words in lines:
+        if words[0] == b"Uid:" and b"0" in words[1:5]:
+            return True
+        if words[0] != b"Uid:" and int(words[1], 16) != 0:
+            return True
+    return False

@@ -23,7 +23,8 @@ PATH_METHODS = {"write_text", "write_bytes", "read_text", "read_bytes", "touch",
 ALLOWED = {
     ("pid1signals.py", "open"): (1, "/proc/self/status: the kernel's"),
     ("pid1.py", "open"): (1, "/proc/<pid>/stat: the kernel's"),
-    ("procfs.py", "open"): (2, "/proc/<pid>/stat and /proc/<pid>/status: the kernel's"),
+    ("procfs.py", "open"): (5, "/proc/<pid>/stat, status (twice), cmdline and "
+                               "task/<tid>/children: the kernel's"),
     ("settings.py", "open"): (1, "/etc/initd/initd.yaml (--config): the image's, root's"),
     ("service/app.py", ".read_text"): (1, "the OpenAPI document inside the package"),
     ("httpbind.py", "os.makedirs"): (1, "the socket's directory: /run/initd, root's; "
