@@ -78,8 +78,11 @@ class HookContext(NamedTuple):
 
     @property
     def state_problem(self) -> str | None:
-        """Why state is kept in memory only (prepare_state): the service is degraded."""
-        return self.store.reason if isinstance(self.store, MemoryStore) else None
+        """Why state is kept in memory only (prepare_state), or why results are kept in
+        memory until the disk allows (a full disk): the service is degraded meanwhile."""
+        if isinstance(self.store, MemoryStore):
+            return self.store.reason
+        return self.store.kept_problem
 
 
 def session_id(given: str | None, log: Logger) -> str:

@@ -56,13 +56,16 @@ class Recorder:
                 batch, self.queue = self.queue, []
             if not batch:
                 return  # closed, and all written
+            said = self.ctx.state_problem
             try:
                 self.ctx.store.finished_all(batch)
             except Exception as err:  # OSError: a full disk, a link the agent planted...
-                if self.ctx.state_problem is None:  # (and a bug of ours never loses the
-                    self.ctx.log.warning(  # thread: the next batch is written all the same)
-                        "hook status not recorded", status=self.ctx.store.path,
-                        hooks=[hook.id for hook, _ in batch], error=str(err))
+                if said is None:  # (and a bug of ours never loses the thread: the next
+                    self.ctx.log.warning(  # batch is written all the same)
+                        "hook status not recorded" if self.ctx.state_problem is None else
+                        "hook status kept in memory: written when the disk allows",
+                        status=self.ctx.store.path, hooks=[hook.id for hook, _ in batch],
+                        error=str(err))
 
     def close(self) -> None:
         """Return once every result submitted is written (or said not to be)."""

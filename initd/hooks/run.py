@@ -89,11 +89,14 @@ def new_log(hook: Hook, ctx: HookContext) -> tuple[BinaryIO | OSError, str]:
 def record(ctx: HookContext, hook: Hook, result: runner.Result, log: Logger) -> None:
     """The result in status.json. A full disk, a read-only state directory (said once,
     at boot: ctx.state_problem), the agent's state made a link: the result stands."""
+    said = ctx.state_problem
     try:
         ctx.store.finished(hook, result)
     except OSError as err:
-        if ctx.state_problem is None:
-            log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
+        if said is None:  # (once: a full disk keeps the result, and says so, until written)
+            log.warning("hook status not recorded" if ctx.state_problem is None else
+                        "hook status kept in memory: written when the disk allows",
+                        status=ctx.store.path, error=str(err))
 
 
 def record_start(ctx: HookContext, hook: Hook, child: proc.Child, log: Logger) -> None:

@@ -13,7 +13,11 @@ A hook left ``running`` by a crash is recovered at the next start.
 from __future__ import annotations
 
 import enum
+import errno
 import os
+import threading
+import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, BinaryIO, TypeGuard
 
@@ -31,6 +35,11 @@ COUNTERS = ("runCount", "failCount", "consecutiveFailures")
 LOG_READ_LIMIT = 16 * 2**20  # a log is capped at 10 MiB (runner.LOG_CAP) plus a marker
 MARKER = ".last-eval"
 CLOCK_REALTIME_COARSE = 5  # Linux's (the time module names only the precise one)
+FULL = (errno.ENOSPC, errno.EDQUOT)  # a result that met these is kept, and written later
+KEEP_LIMIT = 1000  # results kept in memory at most (oldest first out, said)
+RETRY = 2.0  # seconds between tries to write what was kept
+_KEEPING: weakref.WeakSet[StatusStore] = weakref.WeakSet()  # stores of this process with
+# results kept (backlog_problems: the supervisor's health says so)
 
 
 class Outcome(enum.StrEnum):
@@ -93,6 +102,10 @@ class StatusStore:
         # the re-prompts made since the last user turn (message.LoopGuard), for a
         # restarted hook service to go on from; only the service writes it
         self.reprompt_file = StateFile(self.place, "reprompts.json", lambda: {"count": 0})
+        self._kept: list[Callable[[Status], None]] = []  # results a full disk refused
+        self._kept_lock = threading.Lock()
+        self._retrying = False
+        self.kept_problem: str | None = None  # why results are kept (health: degraded)
 
     @classmethod
     def for_session(cls, state: Place, session_id: str) -> StatusStore:
@@ -185,11 +198,65 @@ class StatusStore:
         return self.finished_all([(hook, result)])
 
     def finished_all(self, runs: Sequence[tuple[Hook, Result]]) -> Status:
-        """The results of ``runs``, in order, in one write."""
+        """The results of ``runs``, in order, in one write. When the disk is full the
+        results are kept in memory (the error is raised all the same, for the caller to
+        say) and written, in order, with the next write or by a retry every RETRY
+        seconds: a hook that ended never stays ``running`` once the disk allows."""
         def change(status: Status) -> None:
             for hook, result in runs:
                 _finish(_entry(status, hook), result)
-        return self.update(change)
+        return self._write(change)
+
+    def _write(self, change: Callable[[Status], None] | None) -> Status:
+        with self._kept_lock:
+            kept = list(self._kept)
+
+        def apply(status: Status) -> None:
+            for earlier in kept:
+                earlier(status)
+            if change is not None:
+                change(status)
+        try:
+            written = self.update(apply)
+        except OSError as err:
+            if err.errno in FULL and change is not None:
+                self._keep(change, err)
+            raise
+        with self._kept_lock:
+            del self._kept[:len(kept)]
+            if not self._kept:
+                self.kept_problem = None
+                _KEEPING.discard(self)
+        return written
+
+    def _keep(self, change: Callable[[Status], None], err: OSError) -> None:
+        with self._kept_lock:
+            self._kept.append(change)
+            del self._kept[:-KEEP_LIMIT]
+            self.kept_problem = (f"{self.path} cannot be written ({err.strerror}): "
+                                 f"{len(self._kept)} hook result(s) kept in memory, "
+                                 "written when the disk allows")
+            _KEEPING.add(self)
+            if self._retrying:
+                return
+            self._retrying = True
+        try:
+            threading.Thread(target=self._retry, name="status-kept", daemon=True).start()
+        except RuntimeError:  # no thread: the next write carries them
+            self._retrying = False
+
+    def _retry(self) -> None:
+        """Until what was kept is written (the disk freed), or this process ends."""
+        while True:
+            time.sleep(RETRY)
+            with self._kept_lock:
+                if not self._kept:
+                    self._retrying = False  # (under the lock: a new _keep starts another)
+                    return
+            try:
+                self._write(None)
+            except Exception:  # a full disk still, a lock held: the next round
+                continue
 
     def recover(self, types: Iterable[str] = ("session", "file", "pre-commit",
                                               "devcontainer"),
@@ -249,3 +316,8 @@ def _entry(status: Status, hook: Hook) -> dict[str, Any]:
     })
     entry.update(hookName=hook.name, type=hook.type)
     return entry
+
+
+def backlog_problems() -> list[str]:
+    """Why results of this process are kept in memory (a full disk), for its health."""
+    return [store.kept_problem for store in list(_KEEPING) if store.kept_problem]

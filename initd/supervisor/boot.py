@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,8 @@ from initd.supervisor.workspace import (
     session_hooks,
     wants_precommit,
 )
+
+PROBLEMS_LOOK = 2.0  # seconds between looks at problems that end by themselves
 
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
@@ -148,9 +151,14 @@ def agent_account(config: settings.Settings, logger: log.Logger) -> users.Accoun
 
 
 def describe(agent: Supervised, service: Supervised | None, phase: str) -> dict[str, Any]:
-    """The supervisor's view, for /v1/health and /v1/ready, /healthz and /readyz."""
-    return {"initd": {"pid": os.getpid(), "phase": phase, "version": __version__},
-            "agent": agent.describe(),
+    """The supervisor's view, for /v1/health and /v1/ready, /healthz and /readyz: with
+    what it cannot keep (hook results a full disk refused: written when it allows)."""
+    mine: dict[str, Any] = {"pid": os.getpid(), "phase": phase, "version": __version__}
+    status = sys.modules.get("initd.hooks.status")  # (imported only by a boot with hooks)
+    problems = status.backlog_problems() if status is not None else []
+    if problems:
+        mine["problems"] = problems
+    return {"initd": mine, "agent": agent.describe(),
             "service": service.describe() if service is not None else None}
 
 
@@ -177,9 +185,12 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
     agent's fate ends it."""
     children: list[Supervised] = [agent] if service is None else [agent, service]
     while not agent.state.final:
-        tell(describe(agent, service, "running"), service, probes)
+        state = describe(agent, service, "running")
+        tell(state, service, probes)
         fds = [signals.fileno(), *(w.fileno() for child in children for w in child.waitables())]
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
+        if state["initd"].get("problems"):  # (look again: they end without waking us)
+            timeouts.append(PROBLEMS_LOOK)
         proc.wait_fds(fds, min(timeouts) if timeouts else None)  # (poll: invariant 13)
         received = signals.drain()
         for at, sig in enumerate(received):

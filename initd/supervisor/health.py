@@ -61,8 +61,9 @@ class Probes:
 
     def app(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         path, state = environ.get("PATH_INFO", ""), self.state
-        if path == "/healthz":
-            code, body = 200, {"status": "ok", **state}
+        if path == "/healthz":  # (degraded: alive all the same, and the probe passes)
+            degraded = (state.get("initd") or {}).get("problems")
+            code, body = 200, {"status": "degraded" if degraded else "ok", **state}
         elif path == "/readyz":
             ready, reason = readiness(state)
             code, body = (200 if ready else 503), {"ready": ready, "reason": reason,
