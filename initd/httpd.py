@@ -32,7 +32,11 @@ MAX_WAITING = 1024  # connections still sending their request; past it, the olde
 MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once
 WORKERS = 16  # requests at work at once (discovery, status, a turn, an event's hooks)
 READ_TIMEOUT = 10.0  # seconds a client has to send its whole request
-WRITE_TIMEOUT = 10.0  # ... and to take its answer
+WRITE_TIMEOUT = 10.0  # ... and to take its answer (from a worker)
+# The reading thread never waits for a client to take an answer: it sends what fits at
+# once (its answers are small, far under a fresh socket's buffer) or drops the
+# connection. A client that never reads (a zero window) cannot hold it, nor the probes.
+INLINE_WRITE = 0.0
 MAX_BUFFERED = 64 * 2**20  # of all requests still arriving; past it, the oldest goes
 MAX_BODY = 64 * 1024  # a request's body, unless the server is told more (a larger one is
 # read to its end and dropped as it comes, and the app refuses it by its Content-Length)
@@ -224,7 +228,7 @@ class UnixWSGIServer:
             return  # more to come
         self._forget(conn)
         if self.inline or environ["PATH_INFO"] in self.quick:
-            self._respond(conn, environ)
+            httpwire.respond(conn, self.app, environ, INLINE_WRITE)  # (then closed)
             return
         if self._queue.qsize() >= MAX_QUEUED:  # (only this thread adds to it)
             self._answer_now(conn, 503, {"error": "too many requests at once; try again"})
@@ -311,4 +315,4 @@ class UnixWSGIServer:
         httpwire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)
 
     def _answer_now(self, conn: socket.socket, status: int, body: dict[str, Any]) -> None:
-        httpwire.answer_json(conn, status, body, WRITE_TIMEOUT)
+        httpwire.answer_json(conn, status, body, INLINE_WRITE)  # (the reading thread's)

@@ -15,7 +15,7 @@ import signal
 import time
 from collections.abc import Callable
 
-from initd.procfs import LIMITS, proc_groups, real_uid, start_ticks, stat_fields
+from initd.procfs import LIMITS, proc_groups, real_uid, start_ticks, stat_fields, uids
 
 KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone (and the stops here)
 
@@ -48,9 +48,13 @@ def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool
 
 
 def _in_session(pid: int, sid: int, uid: int | None) -> bool:
-    fields = stat_fields(pid)
-    return (fields is not None and fields[0] not in (b"Z", b"X") and int(fields[3]) == sid
-            and (uid is None or real_uid(pid) == uid))
+    """(Strict: at the descriptor limit this raises, and proc.stop_session waits for
+    one: "cannot look" is never "none left".)"""
+    fields = stat_fields(pid, strict=True)
+    if fields is None or fields[0] in (b"Z", b"X") or int(fields[3]) != sid:
+        return False
+    found = uids(pid, strict=True)
+    return uid is None or (bool(found) and found[0] == uid)
 
 
 def _session_members(sid: int, uid: int | None) -> list[int]:
@@ -72,13 +76,14 @@ def stop_session(sid: int, uid: int | None, grace: float) -> int:
 
 def _signal(pid: int, still: Callable[[], bool], sig: int) -> bool:
     """``sig`` to ``pid`` through a pidfd opened while ``still()`` held, so a process that
-    has left, or a pid reused since, is never hit. At the descriptor limit (no pidfd)
-    through its pid, checked just before: a process left running would be worse than a
-    race over microseconds that a pid could only lose by wrapping around."""
+    has left, or a pid reused since, is never hit. At the descriptor limit (no pidfd, and
+    no descriptor to look with either) through its pid, as the scan just saw it: a process
+    left running would be worse than a race over the milliseconds since, which a pid could
+    only lose by wrapping around."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError as err:
-        if err.errno not in LIMITS or not still():
+        if err.errno not in LIMITS:
             return False  # gone
         try:
             os.kill(pid, sig)

@@ -30,7 +30,15 @@ import signal
 import time
 from collections.abc import Callable
 
-from initd.procfs import LIMITS, children, command, privileged, stat_fields
+from initd.procfs import (
+    LIMITS,
+    children,
+    children_listed,
+    command,
+    parents,
+    privileged,
+    stat_fields,
+)
 
 LIMIT_WAIT = 30.0  # seconds a scan waits for a descriptor (EMFILE, ENFILE)
 QUIET = 3  # scans in a row that find nothing new before the frozen are killed
@@ -51,13 +59,27 @@ def _scan(reaper: int, me: int) -> tuple[Found, bool]:
     deadline = time.monotonic() + LIMIT_WAIT
     while True:
         try:
-            before = children(reaper)
-            found = _tree(before, me)
-            return found, sorted(children(reaper)) == sorted(before)
+            kids = _kids()
+            before = sorted(kids(reaper))
+            # the supervisor's own children too: a root hook's clone(CLONE_PARENT) makes
+            # one, and nothing of initd's own is a child of it in the session phase
+            found = _tree([*before, *kids(me)], me, kids)
+            return found, sorted(_kids()(reaper)) == before
         except OSError as err:
             if err.errno not in LIMITS or time.monotonic() >= deadline:
                 raise
         time.sleep(0.1)
+
+
+def _kids() -> Callable[[int], list[int]]:
+    """A process's children: from its children files, else (a kernel without them)
+    from one listing of every process's parent. Never "none" for "cannot tell"."""
+    if children_listed():
+        return children
+    table: dict[int, list[int]] = {}
+    for pid, (ppid, _) in parents().items():
+        table.setdefault(ppid, []).append(pid)
+    return lambda pid: table.get(pid, [])
 
 
 def stop_root_orphans(reaper: int, me: int, spared: Found,
@@ -102,6 +124,7 @@ def _stop_the_world(members: Callable[[], tuple[Found, bool]]) -> tuple[Found, b
     """Every process of this PID namespace but PID 1 and us, stopped in one call (the
     kernel walks its process list under a lock fork takes too: nothing escapes); the
     root orphans then killed while nothing can fork; the rest continued."""
+    stopped = {pid for pid, (_, state) in parents().items() if state in "tT"}
     os.kill(-1, signal.SIGSTOP)
     try:
         frozen, consistent = members()
@@ -109,7 +132,23 @@ def _stop_the_world(members: Callable[[], tuple[Found, bool]]) -> tuple[Found, b
             _send(pid, ticks, signal.SIGKILL)
         return frozen, consistent
     finally:
+        _continue(stopped)
+
+
+def _continue(stopped: set[int]) -> None:
+    """SIGCONT to what the world's stop stopped, not to what was stopped before (a
+    debugger's tracee, job control's); everything stands still, so the list holds. At
+    the descriptor limit, everything: never a container left stopped."""
+    try:
+        everyone = parents().keys()
+    except OSError:
         os.kill(-1, signal.SIGCONT)
+        return
+    for pid in everyone - stopped - {1, os.getpid()}:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except OSError:
+            pass
 
 
 def _freeze(members: Callable[[], tuple[Found, bool]]) -> tuple[Found, bool]:
@@ -122,15 +161,16 @@ def _freeze(members: Callable[[], tuple[Found, bool]]) -> tuple[Found, bool]:
     while quiet < QUIET and time.monotonic() < deadline:
         now, consistent = members()
         new = {pid: ticks for pid, ticks in now.items() if frozen.get(pid) != ticks}
-        for pid, ticks in new.items():
-            _send(pid, ticks, signal.SIGSTOP)
-        frozen = {**now, **new}
+        sent = {pid: ticks for pid, ticks in new.items()
+                if _send(pid, ticks, signal.SIGSTOP)}  # (not sent: new again next round)
+        frozen = {pid: ticks for pid, ticks in now.items()
+                  if frozen.get(pid) == ticks or pid in sent}
         quiet = quiet + 1 if not new and consistent else 0
         time.sleep(0.005)
     return frozen, quiet >= QUIET
 
 
-def _tree(top: list[int], me: int) -> Found:
+def _tree(top: list[int], me: int, kids: Callable[[int], list[int]]) -> Found:
     found: Found = {}
     todo = [pid for pid in top if pid != me]
     seen = set(todo)
@@ -139,7 +179,7 @@ def _tree(top: list[int], me: int) -> Found:
         ticks = _ticks(pid)
         if ticks is not None and privileged(pid):
             found[pid] = ticks
-        for child in children(pid):
+        for child in kids(pid):
             if child not in seen and child != me:
                 seen.add(child)
                 todo.append(child)
@@ -153,23 +193,27 @@ def _ticks(pid: int) -> int | None:
     return int(fields[19])  # field 22, starttime
 
 
-def _send(pid: int, ticks: int, sig: int) -> None:
+def _send(pid: int, ticks: int, sig: int) -> bool:
     """``sig`` through a pidfd opened while ``pid`` was still the process seen; at the
-    descriptor limit through its pid, checked just before (a root process left running
-    would be worse than a race over microseconds a pid could only lose by wrapping)."""
+    descriptor limit (no pidfd, and none to look with) through its pid, as the scan just
+    saw it (a root process left running would be worse than a race over milliseconds a
+    pid could only lose by wrapping). Whether it was sent."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError as err:
+        if err.errno not in LIMITS:
+            return False  # gone
         try:
-            if err.errno in LIMITS and _ticks(pid) == ticks:
-                os.kill(pid, sig)
+            os.kill(pid, sig)
+            return True
         except OSError:
-            pass
-        return
+            return False
     try:
         if _ticks(pid) == ticks:
             signal.pidfd_send_signal(pidfd, sig)
+            return True
     except OSError:
-        pass  # exited meanwhile
+        pass  # exited meanwhile (or no descriptor to look with: the next round)
     finally:
         os.close(pidfd)
+    return False

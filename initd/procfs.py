@@ -78,6 +78,23 @@ def command(pid: int, limit: int = 200) -> str:
     return raw.replace(b"\0", b" ").decode(errors="replace").strip()[:limit]
 
 
+def children_listed() -> bool:
+    """Whether this kernel lists a task's children (CONFIG_PROC_CHILDREN: off in some
+    minimal and micro-VM kernels); without it, ``parents`` is the way."""
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def parents() -> dict[int, tuple[int, str]]:
+    """Every live process: {pid: (its parent's pid, its state)}, one listing of /proc.
+    At the descriptor limit it raises (LIMITS)."""
+    found = {}
+    for name in os.listdir("/proc"):
+        fields = stat_fields(name, strict=True) if name.isdigit() else None
+        if fields is not None and fields[0] not in (b"Z", b"X"):
+            found[int(name)] = (int(fields[1]), fields[0].decode())
+    return found
+
+
 def children(pid: int) -> list[int]:
     """The children of every thread of ``pid`` ([] once it is gone). At the descriptor
     limit it raises (LIMITS): "cannot look" is not "none"."""

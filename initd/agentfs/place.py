@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from typing import NamedTuple
 
 from initd.agentfs.common import DIRECTORY, LINKS, Owner, Unsafe, check_name, fchown
@@ -30,14 +31,16 @@ class Place(NamedTuple):
     @classmethod
     def named(cls, path: str, owner: Owner | None = None) -> Place:
         """A directory an operator named (``--state-dir``), which may lie in a tree the
-        agent can write (its home): the base is the deepest ancestor that only root can
-        change (``root_only``), and every component below it is walked without following
-        a link. /var/lib/x stays one trusted base; ~agent/state is walked from /home."""
+        agent can write (its home, /tmp): the base is the deepest directory reached from
+        / by steps only root can have made (``_trusted``), and every component below it
+        is walked without following a link. /var/lib/x stays one trusted base;
+        ~agent/state is walked from /home; a link someone else planted in /tmp is where
+        root stops trusting, and the walk refuses it."""
         base, parts = "/", [p for p in os.path.normpath(os.path.abspath(path)).split("/")
                             if p]
         while parts:
-            nxt = os.path.realpath(os.path.join(base, parts[0]))  # (a link root made)
-            if not root_only(nxt) or not os.path.isdir(nxt):
+            nxt = _trusted(base, parts[0])
+            if nxt is None:
                 break
             base = nxt
             parts.pop(0)
@@ -71,23 +74,31 @@ class Place(NamedTuple):
         return Dir(fd, self.path, self.owner)
 
 
-def root_only(path: str) -> bool:
-    """``path`` (resolved) and each directory above it are root's, and none of those
-    above lets anyone else rename or replace what is in it (not writable by group or
-    others, or sticky: then others cannot rename root's entries). Errors: not so."""
+def _trusted(base: str, name: str) -> str | None:
+    """Where ``name`` in ``base`` (a trusted directory) leads, if only root can have put
+    it there and only root can change it: a root directory, or a root link (followed,
+    its whole target trusted too), in a directory nobody else may rename entries of
+    (not writable by others, or sticky: then only the entry's owner may). None: not so,
+    and the walk goes on from ``base`` without following anything."""
+    path = os.path.join(base, name)
     try:
-        if os.lstat(path).st_uid != 0:
-            return False
-        above = os.path.dirname(path)
-        while True:
-            info = os.lstat(above)
-            if info.st_uid != 0 or (info.st_mode & 0o022 and not info.st_mode & 0o1000):
-                return False
-            if above == "/":
-                return True
-            above = os.path.dirname(above)
+        above, entry = os.lstat(base), os.lstat(path)
     except OSError:
-        return False
+        return None
+    if entry.st_uid != 0 or above.st_uid != 0 or (
+            above.st_mode & 0o022 and not above.st_mode & 0o1000):
+        return None
+    if stat.S_ISDIR(entry.st_mode):
+        return path
+    if not stat.S_ISLNK(entry.st_mode):
+        return None
+    target, at = os.path.realpath(path), "/"  # (resolved: no link left in it)
+    for part in (p for p in target.split("/") if p):
+        step = _trusted(at, part)
+        if step is None:
+            return None
+        at = step
+    return at
 
 
 def _open_base(base: str, create: bool, owner: Owner | None, follow: bool = True) -> int:

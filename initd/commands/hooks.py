@@ -296,6 +296,14 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
         ctx = ctx._replace(trust=ctx.trust.asking(client.trust_verdict))
     copies = None
     if os.geteuid() == 0 and matches[0].run_as == "root":
+        if ctx.trust is None and matches[0].directory != config.hooks_dir \
+                and agent is not None and agent.uid != 0:
+            # (invariant 11: the workspace's code runs as root only before the agent runs;
+            # what is there now may be the agent's, unless a person approved its bytes)
+            raise UsageError(f"hook {shown(name)} is the workspace's and run_as: root: with "
+                             f"an agent user ({shown(agent.name)}), root runs it only at "
+                             "boot, or when trust checks its bytes (initd hooks trust, then "
+                             "INITD_TRUST=1 initd hooks run …)")
         # Root runs a copy it took now, and --trust judges exactly those bytes: the agent
         # may swap the workspace's file between a hash and an exec by name.
         from initd.supervisor.roothooks import RootHooks

@@ -62,6 +62,9 @@ _PATH_TOOLS.update({tool: (tool,) for tool in ("Write", "MultiEdit", "NotebookEd
                                                "Grep", "NotebookRead")})
 
 
+OPTIONAL_PATH = frozenset(("Glob", "Grep"))  # tools whose path Claude Code may leave out
+
+
 class MatcherError(ValueError):
     """A matcher or an ``if`` rule that cannot be used; the message says why."""
 
@@ -184,7 +187,9 @@ def rule_matches(text: str, payload: Mapping[str, Any], root: str, home: str) ->
         return not host or fnmatch.fnmatchcase(host.lower(), content[7:].lower())
     path = next((given[k] for k in ("file_path", "notebook_path", "path")
                  if isinstance(given.get(k), str)), None)
-    return path is not None and _path_matches(content, path, root, home)
+    if path is None:  # a path the tool always sends, left out or not text: the hook runs
+        return name not in OPTIONAL_PATH  # (Glob's and Grep's path may be left out)
+    return _path_matches(content, path, root, home)
 
 
 def _tool_matches(tool: str, name: str) -> bool:

@@ -230,7 +230,7 @@ run_hook() {{  # id name path
     # initd is out of reach from here: run the hook itself, so the commit still works
     # (without the secrets: env -u, as initd would)
     out=$(env {unset} DISCOBOT_HOOK_TYPE=pre-commit DISCOBOT_SESSION_ID="$session" \\
-        DISCOBOT_WORKSPACE="$workspace" "$3" </dev/null 2>&1)
+        DISCOBOT_WORKSPACE="$workspace" PYTHONSAFEPATH=1 "$3" </dev/null 2>&1)
     code=$?
     if [ "$code" -ne 0 ]; then
         printf '%s\\n' "$out" >&2

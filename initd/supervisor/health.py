@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from initd import httpd
-from initd.errors import InitdError
+from initd.errors import InitdError, shown
 from initd.ready import readiness
 
 MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's): the control socket
@@ -69,7 +69,8 @@ class Probes:
             code, body = (200 if ready else 503), {"ready": ready, "reason": reason,
                                                     "agent": state.get("agent")}
         else:
-            code, body = 404, {"error": f"no {path}: /healthz and /readyz are served here"}
+            code, body = 404, {"error": f"no {shown(path, 60)}: /healthz and /readyz are "
+                                        "served here"}  # (never the path whole: small)
         payload = json.dumps(body).encode()
         start_response(f"{code} {httpd.REASONS[code]}", [("Content-Type", "application/json"),
                         ("Content-Length", str(len(payload)))])

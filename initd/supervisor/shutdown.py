@@ -1,13 +1,13 @@
 """The end of a boot: what initd started besides the agent, stopped within one budget.
 
-The stop signal gives the agent ``--grace`` (its own stop: supervise.py). Meanwhile the
+The stop signal gives the agent ``--grace`` (its own stop: boot.stop). Meanwhile the
 background session hooks and devcontainer.json's commands and daemons are stopped too,
 each in a thread (stop signal, grace, KILL to their groups and sessions); the hook
 service is stopped once the agent is gone, since the agent may still fire events while
 it shuts down, with what is left of the same grace (at least FLOOR): its group and its
 whole session together, by one deadline (hookservice.py), never one grace after the
-other. So a stop takes ``--grace`` plus FLOOR plus PID 1's sweep, whatever the agent
-does: ignore TERM, stop its own service, leave a process in its service's session or
+other. So a stop takes ``--grace``, plus FLOOR and at most a second or two for killed
+groups to be gone (proc.KILL_SETTLE, each), plus PID 1's sweep, whatever the agent does: ignore TERM, stop its own service, leave a process in its service's session or
 group that ignores TERM, or hold a lock on a state file root writes
 (statefile.STOPPING: root's writers then wait for no lock held by someone else).
 

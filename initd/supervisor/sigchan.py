@@ -1,4 +1,4 @@
-"""The supervisor's signals, as bytes on a pipe it can ``select`` on with its children.
+"""The supervisor's signals, as bytes on a pipe it polls with its children.
 
 PID 1 hands the supervisor the forwarded signals blocked (pid1.run): we install handlers,
 point CPython's wakeup fd at a pipe, and only then unblock, so nothing sent while the
@@ -18,7 +18,7 @@ class SignalChannel:
         self.read_fd, self._write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.signals = frozenset(signals)
         self.stop_signals = frozenset(stop_signals)
-        # Set as soon as a stop signal arrives, for work that cannot select on the pipe
+        # Set as soon as a stop signal arrives, for work that cannot poll the pipe
         # (boot's git calls and session hooks poll it); the pipe still gets the signal.
         self.stop = threading.Event()
         self.stop_signal = 0

@@ -119,3 +119,19 @@ def test_a_link_root_made_in_a_root_only_directory_is_followed(home: Path) -> No
     (home.parent / "alias").symlink_to(target)
     place = agentfs.Place.named(str(home.parent / "alias" / "sub"))
     assert (place.base, place.parts) == (str(target), ("sub",))
+
+
+def test_a_link_the_agent_planted_in_a_sticky_directory_is_never_followed(
+        agent: Agent, home: Path, canary: Canary) -> None:
+    """/tmp is root's and sticky: only root's own entries there are root's to trust. A
+    link the agent made where an operator named the state (--state-dir /tmp/initd, made
+    at a first boot and given to the agent, then swapped) is where the walk stops."""
+    sticky = home.parent / "tmp"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    as_agent(agent, f"ln -s {canary.sub} {sticky}/initd")
+    place = agentfs.Place.named(str(sticky / "initd" / "state"), owner=(agent.uid, agent.gid))
+    assert (place.base, place.parts) == (str(sticky), ("initd", "state"))
+    with pytest.raises(agentfs.Unsafe):
+        place.open(create=True)
+    assert canary.changes() == []

@@ -285,3 +285,19 @@ def test_rm_in_any_shell_context_still_runs_the_hook(how: list[int], args: list[
         command = context.format(command)
     assume(subprocess.run(["bash", "-n", "-c", command], capture_output=True).returncode == 0)
     assert matcher("pre_tool", "Bash", "Bash(rm *)", "/ws", "/home").matches(bash(command))
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("Write", {}), ("Edit", {"file_path": None}), ("MultiEdit", {"file_path": ["x"]}),
+    ("NotebookEdit", []), ("Read", {"file_path": 7})])
+def test_a_path_rule_runs_its_hook_when_the_path_is_left_out(tool: str,
+                                                              tool_input: object) -> None:
+    """Invariant 12: a field the format always sends, left out or not text, is never a
+    reason to skip a guard (Edit(*.env) on a Write without file_path once did)."""
+    from initd.events.matchers import rule_matches
+
+    rule = "Read(*.env)" if tool == "Read" else "Edit(*.env)"
+    assert rule_matches(rule, {"tool_name": tool, "tool_input": tool_input}, "/ws", "/home")
+    # where the path is optional (Grep, Glob), a search of everything is not a file's
+    assert not rule_matches("Read(*.env)", {"tool_name": "Grep", "tool_input": {}}, "/ws",
+                            "/home")

@@ -152,11 +152,12 @@ SWAPPER = """
 """
 
 
-# Once worked: `initd hooks run` as root under --trust hashes the file, then execs it by path
+# Once worked: `initd hooks run` as root under --trust hashed the file, then exec'd it by
+# path; now it runs a copy (the hook's $0 shows it: deterministic, whatever the race does)
 def test_root_running_a_trusted_hook_runs_only_the_approved_bytes(
         agent: Agent, ws: Path, record: Path, image: str, sid: str) -> None:
     hooks = ws / Path(*HOOKS)
-    good = hook(hooks, "10-root.sh", f'echo "original $(id -u)" >> {record}/ran',
+    good = hook(hooks, "10-root.sh", f'echo "original $(id -u) $0" >> {record}/ran',
                 owner=agent, type="session", run_as="root")
     store = record / "store" / "trust.json"
     out = subprocess.run([sys.executable, "-m", "initd", "hooks", "trust", "--workspace",
@@ -178,11 +179,20 @@ def test_root_running_a_trusted_hook_runs_only_the_approved_bytes(
     def ran() -> str:
         return (record / "ran").read_text() if (record / "ran").exists() else ""
 
-    # without a race, --trust holds: the approved bytes run, the changed ones do not
+    # without --trust, root runs none of the workspace's root hooks once there is an agent
+    untrusted = {k: v for k, v in env.items() if k != "INITD_TRUST"}
+    no = subprocess.run(run, capture_output=True, text=True, timeout=60, env=untrusted,
+                        cwd="/")
+    assert no.returncode == 125 and "root runs it only at boot" in no.stderr, no.stderr
+    assert ran() == ""
+    # without a race, --trust holds: the approved bytes run, from root's copy (its $0),
+    # and the changed ones do not
     assert subprocess.run(run, capture_output=True, timeout=60, env=env, cwd="/").returncode == 0
+    first = ran().split()
+    assert first[:2] == ["original", "0"] and "/initd-root-hooks." in first[2], first
     as_agent(agent, f"cp -p {evil} {good}")
     refused = subprocess.run(run, capture_output=True, text=True, timeout=60, env=env, cwd="/")
-    assert refused.returncode != 0 and ran() == "original 0\n", refused.stderr
+    assert refused.returncode != 0 and ran().count("\n") == 1, refused.stderr
     as_agent(agent, f"cp -p {keep} {good}")
     swap = subprocess.Popen(
         ["runuser", "-u", agent.name, "--", sys.executable, agent_script(SWAPPER), str(good),
