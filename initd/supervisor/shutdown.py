@@ -7,7 +7,8 @@ service is stopped once the agent is gone, since the agent may still fire events
 it shuts down, with what is left of the same grace (at least FLOOR): its group and its
 whole session together, by one deadline (hookservice.py), never one grace after the
 other. So a stop takes ``--grace``, plus FLOOR and at most a second or two for killed
-groups to be gone (proc.KILL_SETTLE, each), plus PID 1's sweep, whatever the agent does: ignore TERM, stop its own service, leave a process in its service's session or
+groups to be gone (proc.KILL_SETTLE, each), plus PID 1's sweep, whatever the agent
+does: ignore TERM, stop its own service, leave a process in its service's session or
 group that ignores TERM, or hold a lock on a state file root writes
 (statefile.STOPPING: root's writers then wait for no lock held by someone else).
 
