@@ -170,6 +170,7 @@ class HookService:
         mine = {**(state.get("service") or {}), "state": "running", "ready": True,
                 "pid": os.getpid()}
         problems = [self.ctx.state_problem] if self.ctx.state_problem else []
+        problems += (state.get("initd") or {}).get("problems") or []  # the supervisor's
         return {"status": "degraded" if problems else "ok", "problems": problems,
                 "pid": os.getpid(), "initd": state.get("initd"), "agent": state.get("agent"),
                 "service": mine}

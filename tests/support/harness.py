@@ -54,7 +54,8 @@ class Initd:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self.stdout_lines: list[str] = []
         self._stderr: list[bytes] = []
-        threading.Thread(target=self._read_stdout, daemon=True).start()
+        self._stdout_thread = threading.Thread(target=self._read_stdout, daemon=True)
+        self._stdout_thread.start()
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_thread.start()
 
@@ -105,6 +106,9 @@ class Initd:
 
     def wait(self, timeout: float = 30) -> int:
         self.code = self.proc.wait(timeout)
+        # both readers are done with what it wrote: a test reads stdout_lines next (on a
+        # busy host the reader may not have run yet when the process is already gone)
+        self._stdout_thread.join(5)
         self._stderr_thread.join(5)
         return self.code
 
