@@ -98,11 +98,11 @@ def test_a_dribbling_answer_ends_at_the_timeout(serve) -> None:  # type: ignore[
     """A socket timeout is per call: one byte every 0.2 s once held the probe for good."""
     path = serve("dribble")
     for verb in ("ready", "health"):
-        out, took = as_root(verb, "--socket", path, "--timeout", "1")
+        out, _ = as_root(verb, "--socket", path, "--timeout", "1")
         assert out.returncode == 125 and out.stdout == ""
         assert out.stderr == f"initd: no answer from the hook service at {path} within 1s " \
                              "(starting, restarting, or busy)\n"
-        assert took < 10  # (1 s and a Python start; the old client never returned)
+        # (the old client never returned: as_root's deadline)
 
 
 @pytest.mark.parametrize("verb", ["ready", "status"])  # the probe's path and the parser's

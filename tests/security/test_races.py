@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.attack import Agent, Canary, agent_script, hook
 
 ROUNDS = 200
@@ -86,6 +88,7 @@ FLIP_UNTIL = """
 """
 
 
+@pytest.mark.timeout(400)  # (200 rounds: minutes when other suites share the host)
 def test_links_swapped_into_the_state_dir_while_root_records_background_hooks(
         boot, agent: Agent, ws: Path, sid: str, canary: Canary) -> None:
     """Root writes the state of the background session hooks it runs (status.json, their
@@ -114,6 +117,7 @@ def test_links_swapped_into_the_state_dir_while_root_records_background_hooks(
     assert canary.leaked_into(agent.home) == []
 
 
+@pytest.mark.timeout(400)  # (200 turns, each rewriting the chain)
 def test_a_hooks_dir_swapped_for_a_link_while_the_chain_is_rewritten(
         boot, agent: Agent, ws: Path, canary: Canary) -> None:
     import json

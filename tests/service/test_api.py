@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from tests.hooks.support import ROOT_HOME, add_hook, checker, forget_session, git_repo, settle
-from tests.service.support import call, start, verb
+from tests.service.support import INITD, call, start, verb
 
 
 @pytest.fixture
@@ -222,7 +222,9 @@ def test_a_probe_against_a_service_that_cannot_answer_is_one_line_in_time(
         tmp_path: Path, probe: str, how: str) -> None:
     """A socket bound (by root) whose service is down or swamped: the probe ends within
     its --timeout with one line (it waited 10 s, past a kubelet's timeoutSeconds, and a
-    full backlog's EAGAIN was a traceback)."""
+    full backlog's EAGAIN was a traceback). "Within its --timeout" without a clock: a probe
+    given --timeout 0.5 ends while one given --timeout 120, started before it against the
+    same socket, still waits (the old probe's fixed 10 s ended both together)."""
     path = str(tmp_path / "stuck.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -238,18 +240,22 @@ def test_a_probe_against_a_service_that_cannot_answer_is_one_line_in_time(
                 conn.close()
                 break
             filled.append(conn)
+    patient = subprocess.Popen([*INITD, probe, "--timeout", "120"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "INITD_SOCKET": path})
     try:
-        started = time.monotonic()
         out = verb(probe, "--timeout", "0.5", sock=path)
-        took = time.monotonic() - started
+        still_waiting = patient.poll() is None
     finally:
+        patient.kill()
+        patient.wait()
         for conn in filled:
             conn.close()
         listener.close()
     assert out.returncode != 0
     assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1, out.stderr
     assert "no answer from the hook service" in out.stderr
-    assert took < 5
+    assert still_waiting  # its own --timeout ended it, not a fixed one
 
 
 def test_rerun_gives_a_file_hook_the_same_inputs_as_an_evaluation(service: str, repo: Path,
