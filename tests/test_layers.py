@@ -31,7 +31,7 @@ SYSTEM = {"initd.paths", "initd.proc", "initd.limits", "initd.procspec", "initd.
           "initd.agentfs.byname", "initd.httpbind", "initd.httpwire",
           "initd.log", "initd.settings", "initd.safeyaml", "initd.channel", "initd.httpd",
           "initd.git", "initd.ready", "initd.clock", "initd.jsonview", "initd.values",
-          "initd.journal"}
+          "initd.journal", "initd.journal.entry", "initd.idempotency"}
 RANK = {"pid1": 0, "system": 1, "hooks": 2, "events": 3, "supervisor": 4, "service": 4,
         "commands": 5}
 

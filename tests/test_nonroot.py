@@ -168,8 +168,9 @@ def test_state_that_cannot_be_written_is_said_once_and_nothing_else_stops(
     assert me == ran == str(uid)  # the session hook ran
     answer = json.loads("\n".join(health))
     assert answer["status"] == "degraded"
-    [problem] = answer["problems"]
+    problem, *consequences = answer["problems"]  # (and what it costs: the journal)
     assert f"{home}/.discobot cannot be written (Permission denied)" in problem
+    assert all("request journal" in why for why in consequences), answer["problems"]
     said = [line for line in init.stderr.splitlines() if "cannot be written" in line]
     assert len(said) == 1 and "--state-dir/INITD_STATE_DIR" in said[0], init.stderr
     assert "Traceback" not in init.stderr

@@ -12,7 +12,7 @@ import _socket
 import os
 import time
 
-from initd.errors import InitdError, one_line
+from initd.errors import InitdError, one_line, shown
 from initd.paths import DEFAULT_SOCKET, default_socket
 
 TYPE_CHECKING = False
@@ -153,9 +153,9 @@ def raw(method: str, path: str, data: bytes | None = None, sock: str | None = No
     (with ``resend``, a cut answer is _Cut)."""
     where = socket_path(sock)
     deadline = None if timeout is None else time.monotonic() + timeout
-    head = f"{method} {path} HTTP/1.0\r\nHost: initd\r\n"
+    head = f"{_checked(method, path)} HTTP/1.0\r\nHost: initd\r\n"
     if key is not None:
-        head += f"Idempotency-Key: {key}\r\n"
+        head += f"Idempotency-Key: {checked_key(key)}\r\n"
     if data is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
     try:
@@ -168,6 +168,30 @@ def raw(method: str, path: str, data: bytes | None = None, sock: str | None = No
         if resend and isinstance(err, Incomplete | ConnectionResetError | BrokenPipeError):
             raise _Cut from None
         raise _failure(err, where, timeout) from None
+
+
+def _checked(method: str, path: str) -> str:
+    """The request line, or InitdError: nothing a caller passes (a hook id the agent
+    named, a path) is written into a request's head unchecked. A CR or LF there would end
+    the line and forge a header of the caller's choosing; a space, a second target."""
+    if not (method.isascii() and method.isalpha() and method.isupper()):
+        raise InitdError(f"request method {shown(method)}: not an HTTP method: not sent")
+    if not path.startswith("/") or not all("!" <= c <= "~" for c in path):
+        raise InitdError(f"request path {shown(path)}: printable ASCII without spaces, "
+                         "from /, expected: not sent")
+    return f"{method} {path}"
+
+
+def checked_key(key: str, given: str = "Idempotency-Key") -> str:
+    """``key`` as an Idempotency-Key may be (1-200 printable ASCII characters, no space:
+    the service's own rule), or InitdError (``given`` names where it came from): never
+    sent as something else (an empty one is no "any key": it is refused)."""
+    from initd.idempotency import BadKey, check_key  # (not for the probes: none)
+
+    try:
+        return check_key(key)
+    except BadKey as err:
+        raise InitdError(f"{given} {shown(key)}: {err}: not sent") from None
 
 
 def _failure(err: Exception, where: str, timeout: float | None) -> InitdError:
@@ -210,6 +234,14 @@ def reason(answer: object) -> str:
     said = answer.get("error", answer) if isinstance(answer, dict) else answer
     text = one_line(str(said))
     return f"initd: {text[:REASON_SHOWN]}{'…' if len(text) > REASON_SHOWN else ''}"
+
+
+def refused_key(code: int, answer: Any) -> None:
+    """A request the service would not run under its key: 422 (the key of an earlier
+    request with another body) or 409 (the key of one still running, or a turn while
+    another runs) is InitdError, one line (exit 125): not an answer to print."""
+    if code in (409, 422):
+        raise InitdError(f"HTTP {code}: {reason(answer).removeprefix('initd: ')}")
 
 
 def show(code: int, answer: Any) -> int:

@@ -5,7 +5,13 @@ stderr), 3 when a hook aborted it or a Claude Code hook said ``continue: false``
 A blockable event (pre_tool, Stop…) that the service could not put to its hooks (a
 payload it cannot take, a refusal, its error, no service to ask) exits 2 as well: an
 agent's harness reads any other failure as "go ahead", and no guard saw the action
-(invariant 12)."""
+(invariant 12). So does a key the service refuses: 422, the key of another request with
+another body (its hooks were asked about that body, not this one), or 409, the key of a
+request still running. Any other event exits 125 for those, with one line.
+
+An ``--id`` that is no key (empty, a CR or LF, anything but printable ASCII) is a bad
+command line, as a bad ``--data`` is: exit 125 with one line, for every event, before
+anything is sent. It is never replaced by a key of ours, nor written into the request."""
 
 from __future__ import annotations
 
@@ -51,17 +57,19 @@ def emit(argv: Sequence[str]) -> int:
         raise UsageError("--data: nested too deep for initd to read") from None
     if not isinstance(payload, dict):
         raise UsageError("--data: expected a JSON object")
+    key = client.new_key() if args.id is None else client.checked_key(args.id, "--id")
     try:
         code, answer = client.call(
             "POST", f"/v1/events/{urllib.parse.quote(args.event, safe='')}", payload,
-            sock=args.socket, key=args.id or client.new_key())
+            sock=args.socket, key=key)
     except InitdError as err:  # no service, or none that answered whole, after the resends
         if blockable:
             return _blocked(f"its hooks could not be asked: {err}")
         raise
-    if code != 200 and blockable:  # (413, 503, 500: the hooks were not asked)
+    if code != 200 and blockable:  # (413, 503, 500, 422, 409: the hooks were not asked)
         return _blocked(f"the hook service did not put the event to its hooks (HTTP "
                         f"{code}: {client.reason(answer).removeprefix('initd: ')})")
+    client.refused_key(code, answer)  # 422, 409: one line, exit 125
     result = client.show(code, answer)
     if result != 0:
         return result

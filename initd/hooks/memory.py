@@ -31,16 +31,9 @@ class MemoryStore(StatusStore):
         self._next: int | None = None
         self._lists: str | None = None  # a 0700 mkdtemp of this process's, made on demand
         self._lock = threading.Lock()
-        self._reprompts = 0
 
     def prepare(self) -> None:
         pass
-
-    def reprompts(self) -> int:
-        return self._reprompts
-
-    def keep_reprompts(self, count: int) -> None:
-        self._reprompts = count
 
     def read(self) -> Status:
         with self._lock:

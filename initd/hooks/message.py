@@ -3,10 +3,14 @@ Format", output inline when it is small (≤ 200 lines and ≤ 5 KiB), else the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
+from initd.hooks import ledger
+from initd.hooks.ledger import Ledger
 from initd.hooks.model import Hook
 from initd.hooks.runner import Result
+from initd.journal import Entry
 
 INLINE_LINES = 200
 INLINE_BYTES = 5 * 1024
@@ -40,28 +44,39 @@ class LoopGuard:
     """At most ``limit`` hook-triggered re-prompts per user message; a user turn resets.
 
     The seed counts ``hookRetryCount++`` then refuses when it exceeds 3: the 3rd
-    re-prompt is allowed, the 4th is not (discobot's code refused the 3rd)."""
+    re-prompt is allowed, the 4th is not (discobot's code refused the 3rd).
 
-    def __init__(self, limit: int = 3, count: int = 0,
-                 keep: Callable[[int], object] | None = None) -> None:
-        """``count``: re-prompts already made since the last user turn (a restarted hook
-        service's, as kept); ``keep`` is given each new count before it is acted on, so
-        a service killed after saying "attempt 2" starts again at 2, never at 0."""
+    The count is no file of its own: it is what the turns recorded in ``steps`` (the
+    session's ledger, in the journal's directory) since the last user turn, and a turn's
+    step and the count it made are one line. So a turn sent again after a kill -9 gets the
+    attempt it was given (a re-prompt is never given twice, nor lost), and a user turn
+    killed after its reset was recorded has reset (hooks/ledger.py)."""
+
+    def __init__(self, limit: int = 3, steps: Ledger | None = None) -> None:
         self.limit = limit
-        self.count = min(max(count, 0), limit)
-        self.keep = keep
+        self.steps = steps if steps is not None else Ledger(None, "loop-guard")
 
-    def user_turn(self) -> None:
-        self._set(0)
+    @property
+    def count(self) -> int:
+        """Re-prompts made since the last user turn."""
+        return ledger.count(self.steps.before(None, USER_TURN).get("count"), self.limit)
 
-    def next_attempt(self) -> int | None:
-        """The attempt number of one more re-prompt, or None when the limit is reached."""
-        if self.count >= self.limit:
-            return None
-        self._set(self.count + 1)
-        return self.count
+    def user_turn(self, request: Entry | None = None) -> None:
+        self.steps.step(request, USER_TURN, lambda counts: (None, {"count": 0}))
 
-    def _set(self, count: int) -> None:
-        if count != self.count and self.keep is not None:
-            self.keep(count)
-        self.count = count
+    def next_attempt(self, request: Entry | None = None) -> int | None:
+        """The attempt number of one more re-prompt, or None when the limit is reached;
+        for a ``request`` sent again, what it was given the first time."""
+        def decide(counts: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
+            made = ledger.count(counts.get("count"), self.limit)
+            if made >= self.limit:
+                return None, {"count": made}
+            return made + 1, {"count": made + 1}
+
+        attempt = self.steps.step(request, REPROMPT, decide)
+        kept = ledger.count(attempt, self.limit)  # (a line sent again is the agent's)
+        return kept if kept and kept == attempt else None
+
+
+USER_TURN = "user turn"
+REPROMPT = "re-prompt"

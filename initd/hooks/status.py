@@ -99,9 +99,6 @@ class StatusStore:
         self.owner = self.place.owner  # (uid, gid) everything here belongs to
         self.output = self.place.child("output")
         self.file = StateFile(self.place, "status.json", empty)  # lock: .status.json.lock
-        # the re-prompts made since the last user turn (message.LoopGuard), for a
-        # restarted hook service to go on from; only the service writes it
-        self.reprompt_file = StateFile(self.place, "reprompts.json", lambda: {"count": 0})
         self._kept: list[Callable[[Status], None]] = []  # results a full disk refused
         self._kept_lock = threading.Lock()
         self._retrying = False
@@ -139,18 +136,6 @@ class StatusStore:
     def update(self, change: Callable[[Status], object]) -> Status:
         """Read, change, write: under an exclusive lock, atomically."""
         return self.file.update(change, clean)
-
-    def reprompts(self) -> int:
-        """Re-prompts made since the last user turn, as kept (0 when none is, or what is
-        there is not a count)."""
-        try:
-            count = self.reprompt_file.read().get("count")
-        except (OSError, AttributeError):
-            return 0
-        return count if _whole(count) and count >= 0 else 0
-
-    def keep_reprompts(self, count: int) -> None:
-        self.reprompt_file.write({"count": count})
 
     def new_log(self, hook_id: str) -> tuple[BinaryIO, str]:
         """A fresh ``output/<id>.log`` (the last run's replaced), open for the runner."""

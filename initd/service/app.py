@@ -17,7 +17,8 @@ from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
 from initd.hooks.truststore import KEY_LIMIT, well_formed
 from initd.httpd import REASONS
-from initd.journal import BadKey, check_key
+from initd.idempotency import BadKey, check_key
+from initd.journal import InFlight, KeyReused
 from initd.service import views
 from initd.service.core import Busy, HookService
 
@@ -64,6 +65,15 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
             status, body = _dispatch(routes, environ, method, path)
         except HttpError as err:
             status, body = err.status, {"error": str(err)}
+        except KeyReused as err:  # IETF draft-ietf-httpapi-idempotency-key-header, "Error
+            # Scenarios": "If there is an attempt to reuse an idempotency key with a
+            # different request payload, the resource server SHOULD reply with a HTTP 422"
+            status, body = 422, {"error": str(err)}
+        except InFlight as err:  # ibid.: "If the request is retried, while the original
+            # request is still being processed, the resource server SHOULD reply with an
+            # HTTP 409" (and "Concurrent Request": it "MUST respond with a resource
+            # conflict error"). It does not wait: the first may run its hooks for hours.
+            status, body = 409, {"error": str(err)}
         except NotARepository as err:  # the workspace, not the request or initd
             status, body = 422, {"error": str(err)}
         except Unsafe as err:  # the hooks' state is a link, a FIFO...: the home, not initd
@@ -148,7 +158,7 @@ def _event(service: HookService, name: str, environ: Environ) -> tuple[int, Any]
         except NotTaken as err:
             outcome = service.events.refuse(name, f"the event's payload could not be "
                                             f"taken: {err}; no hook saw it")
-            return 200, {**outcome.as_json(), "replayed": False}
+            return 200, {**outcome.as_json(), "replayed": False, "journaled": False}
         return 200, service.fire(name, payload, key)
     except UnknownEvent as err:
         raise HttpError(404, str(err)) from None

@@ -21,14 +21,18 @@ from initd.events.engine import Engine
 from initd.hooks import discovery, filehooks, kinds, message, model, precommit, runner
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
+from initd.hooks.ledger import Ledger
 from initd.hooks.model import Hook
 from initd.hooks.run import refuse, run_one
 from initd.hooks.runner import Result
 from initd.hooks.status import Status
-from initd.journal import LOST, Entry, Journal, once
+from initd.idempotency import digest
+from initd.journal import LOST, Entry, Journal, Unkept, once
 from initd.ready import readiness
 from initd.service import views
 from initd.service.link import LinkDown, SupervisorLink
+
+GUARD_STEPS = "loop-guard.steps"  # the loop guard's ledger, in the journal's directory
 
 
 class Busy(Exception):
@@ -41,23 +45,20 @@ class HookService:
                  command: list[str] | None = None) -> None:
         self.ctx = ctx
         self.image_dir = image_dir
-        # the count goes on from where a killed service left it (status.reprompts.json)
-        self.guard = message.LoopGuard(max_attempts, ctx.store.reprompts(),
-                                       keep=self._keep_reprompts)
         self.link = link  # None: run by hand, no supervisor, no agent to speak of
         self.events = events or wiring.for_context(ctx, image_dir, command)
         # what each request with an Idempotency-Key ran: a repeat never runs a hook twice
-        self.journal = Journal(ctx.state.child(ctx.session_id, "journal"), ctx.log.warning)
+        place = ctx.state.child(ctx.session_id, "journal")
+        self.journal = Journal(place, ctx.log.warning)
+        self.journal.check()  # one that cannot be written is the health's problem at once
+        # the re-prompts since the last user turn: the turns' own steps (hooks/ledger.py),
+        # so a killed service goes on from them, and a turn sent again counts once
+        self.guard = message.LoopGuard(max_attempts, Ledger(place, GUARD_STEPS,
+                                                            ctx.log.warning))
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
         self._said: set[discovery.Problem] = set()  # (_unread)
-
-    def _keep_reprompts(self, count: int) -> None:
-        try:
-            self.ctx.store.keep_reprompts(count)
-        except OSError as err:  # the guard still counts, in memory; a restart forgets
-            self.ctx.log.warning("re-prompt count not kept", error=str(err))
 
     def discover(self) -> Found:
         """Re-read on every call: hooks added or edited since are picked up at once."""
@@ -79,14 +80,14 @@ class HookService:
         """Evaluate the file hooks after a completed turn; raises Busy if one runs. A
         turn sent again with its ``key`` gets its answer again, and no hook runs twice
         for it (initd/journal.py)."""
-        with self.journal.entry("turn", key) as entry:
+        with self.journal.entry("turn", key, digest({"trigger": trigger})) as entry:
             if entry is not None and entry.answer is not None:
-                return {**entry.answer, "replayed": True}
+                return {**entry.answer, "replayed": True, "journaled": True}
             if not self._lock.acquire(blocking=False):
                 raise Busy
             try:
                 if trigger == "user":
-                    once(entry, "user turn", self.guard.user_turn, lambda _: None)
+                    self.guard.user_turn(entry)
                 self._cancel = threading.Event()
                 found = self.discover()
                 self._refresh_precommit(found)
@@ -100,7 +101,8 @@ class HookService:
                 self._lock.release()
             if entry is not None:
                 entry.answered(answer)
-            return {**answer, "replayed": False}
+            return {**answer, "replayed": False,
+                    "journaled": self._journaled(entry, self.guard.steps)}
 
     def trust_verdict(self, key: str, digest: str) -> str | None:
         """None when a person approved ``digest`` for ``key``, else why not: root's word
@@ -132,9 +134,9 @@ class HookService:
                         return runner.from_wire(outcome)
                     except (KeyError, TypeError, ValueError):
                         pass  # not what we wrote: it ran once all the same
-                return refuse(hook, self.ctx, "interrupted: it was running when the hook "
-                              "service stopped, and is not run again for this turn (it "
-                              "stays pending for the next)")
+                why = outcome.why if isinstance(outcome, Unkept) else LOST.why
+                return refuse(hook, self.ctx, f"{why}, and is not run again for this turn "
+                              "(it stays pending for the next)")
             return once(entry, f"hook {hook.id}", go, again, keep=runner.to_wire)
         return gate
 
@@ -145,14 +147,27 @@ class HookService:
         no hook runs twice for it."""
         if kinds.resolve(name) is None:
             return self.events.fire(name, payload).as_json()  # (UnknownEvent)
-        with self.journal.entry("event", None if key is None else f"{name}\0{key}"
-                                ) as entry:
+        with self.journal.entry("event", None if key is None else f"{name}\0{key}",
+                                digest(payload)) as entry:
             if entry is not None and entry.answer is not None:
-                return {**entry.answer, "replayed": True}
+                return {**entry.answer, "replayed": True, "journaled": True}
             outcome = self.events.fire(name, payload, journal=entry).as_json()
             if entry is not None:
                 entry.answered(outcome)
-            return {**outcome, "replayed": False}
+            return {**outcome, "replayed": False,
+                    "journaled": self._journaled(entry, self.events.stops.steps)}
+
+    @staticmethod
+    def _journaled(entry: Entry | None, steps: Ledger) -> bool:
+        """Every step of the request is in the journal (and its counts in the ledger): sent
+        again, it runs no hook twice. False without a key, or when they could not be kept."""
+        return entry is not None and entry.written and steps.trouble is None
+
+    def kept_problems(self) -> list[str]:
+        """Why exactly once is at least once now (the health's problems): the journal or
+        a ledger that cannot be written."""
+        ledgers = (self.guard.steps, self.events.stops.steps)
+        return [why for why in (self.journal.trouble, *(s.trouble for s in ledgers)) if why]
 
     def close(self) -> None:
         """The service stops: fire-and-forget hooks are stopped, and the session's record
@@ -171,6 +186,7 @@ class HookService:
                 "pid": os.getpid()}
         problems = [self.ctx.state_problem] if self.ctx.state_problem else []
         problems += (state.get("initd") or {}).get("problems") or []  # the supervisor's
+        problems += self.kept_problems()  # the journal's
         return {"status": "degraded" if problems else "ok", "problems": problems,
                 "pid": os.getpid(), "initd": state.get("initd"), "agent": state.get("agent"),
                 "service": mine}
@@ -242,10 +258,8 @@ class HookService:
             "pending": list(evaluation.pending)}
         failed = evaluation.failed
         if evaluation.action == filehooks.Action.REPROMPT and failed is not None:
-            # a repeat: the attempt it was given (None: the guard said no); killed before
-            # that was kept, the count it reached (next_attempt keeps it first)
-            attempt = once(entry, "re-prompt", self.guard.next_attempt,
-                           lambda kept: self.guard.count or None if kept is LOST else kept)
+            # sent again: the attempt it was given (None: the guard said no), not another
+            attempt = self.guard.next_attempt(entry)
             if attempt is None:
                 answer["evaluation"] = "loop-guard"  # pending stays for the next user turn
             else:

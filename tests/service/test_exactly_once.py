@@ -126,8 +126,9 @@ def test_a_blocking_answer_is_the_same_when_the_event_comes_again(initd, box: Bo
     add_hook(box.hooks, "10-guard.sh", f'echo run >> {box.runs}/guard\n'
              'echo "no force-push" >&2\nexit 2', type="pre_tool")
     init = boot(initd, box)
-    verbs = [cli(init, "emit", "pre_tool", "--id", "k-1") for _ in range(2)]
-    answers = [finish(verb) for verb in verbs]
+    # one after the other: sent while the first runs, the second would get a 409
+    # (test_idempotency_key.py), and emit would say blocked without a reason of the hook's
+    answers = [finish(cli(init, "emit", "pre_tool", "--id", "k-1")) for _ in range(2)]
     assert [code for code, _, _ in answers] == [2, 2]
     assert {answer["reason"] for _, answer, _ in answers} == {"no force-push"}  # type: ignore[misc]
     assert sorted(answer["replayed"] for _, answer, _ in answers) == [False, True]
