@@ -3,11 +3,14 @@ gives it ("Hook Output"): a pure function of its result (verdict.py makes it a V
 
 - Exit 0: stdout is parsed as JSON when it is an object; else, on UserPromptSubmit and
   SessionStart, it is context for the model.
-- Exit 2: stdout (and any JSON in it) is ignored; stderr blocks a blockable event
-  (PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted) as its
-  reason, is feedback for the model on PostToolUse (the tool already ran), and is for
-  the user only elsewhere (a failure, nothing blocked).
-- Any other exit, a timeout, a hook that could not run: a non-blocking error.
+- Exit 2: stderr blocks a blockable event (PreToolUse, UserPromptSubmit, Stop,
+  SubagentStop, TeammateIdle, TaskCompleted, PreCompact) as its reason, unless its JSON
+  makes a blocking decision with a reason of its own (that reason, then); it is feedback
+  for the model on PostToolUse (the tool already ran), and for the user only elsewhere (a
+  failure, nothing blocked). Whatever the JSON says, exit 2 blocks.
+- Any other exit: a JSON object on stdout decides as on exit 0 ("Claude Code reads JSON
+  output fields from stdout on every exit code"); else a non-blocking error, as are a
+  timeout and a hook that could not run.
 - JSON: ``continue: false`` + ``stopReason`` (stop the agent; it wins over a block),
   ``suppressOutput``, ``systemMessage``, ``decision: "block"`` + ``reason`` (PostToolUse:
   feedback; elsewhere a block where one is possible), PreToolUse's
@@ -51,10 +54,16 @@ def answer(result: ActionResult, label: str, event: Event, deny_on_error: bool) 
         blocks = event.blockable and (deny_on_error or result.fails_closed)
         return Answer(blocks, None, f"{label}: {result.error}", None, result.error,
                       permission="deny" if blocks and event.name == "pre_tool" else None)
-    if result.status == Status.STARTED or result.exit_code not in (0, 2):
-        return Answer(False, None, None, None, result.error)  # a non-blocking error
+    if result.status == Status.STARTED:
+        return Answer(False, None, None, None, result.error)
+    if result.exit_code not in (0, 2):  # JSON decides, else a non-blocking error
+        data = answers.read(result)  # (Unreadable: the hook's error, verdict.py)
+        if data is None:
+            return Answer(False, None, None, None, result.error)
+        return _structured(data, label, event, result.error)
     if result.exit_code == 2:
-        said = result.stderr.strip() or f"{label} exited 2 and said nothing on stderr"
+        said = _blocking_reason(result, event) or result.stderr.strip() or \
+            f"{label} exited 2 and said nothing on stderr"
         if event.name in FEEDBACK:
             return Answer(False, None, None, said, result.error)
         if event.blockable:  # on PreToolUse, the same as a deny
@@ -68,6 +77,23 @@ def answer(result: ActionResult, label: str, event: Event, deny_on_error: bool) 
         return Answer(False, None, None, None, result.error,
                       context=text if text and event.name in PLAIN_CONTEXT else None)
     return _structured(data, label, event, result.error)
+
+
+def _blocking_reason(result: ActionResult, event: Event) -> str | None:
+    """Exit 2's message, when its JSON makes a blocking decision: "The blocking message is
+    the reason from your JSON's blocking decision when it makes one, and your stderr text
+    otherwise" (an answer that cannot be read is no reason: exit 2 blocks all the same)."""
+    try:
+        data = answers.read(result)
+    except answers.Unreadable:
+        return None
+    if data is None:
+        return None
+    specific = data.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    if event.name == "pre_tool" and specific.get("permissionDecision") == "deny":
+        return _text(specific.get("permissionDecisionReason"))
+    return _text(data.get("reason")) if data.get("decision") in ("block", "deny") else None
 
 
 def _structured(data: dict[str, Any], label: str, event: Event, note: str | None) -> Answer:

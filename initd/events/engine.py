@@ -23,7 +23,8 @@ For each hook of the event, in the order they load (dialects/__init__.py):
 6. ``LAST_HOOK_STATUS``, ``HOOK_RESPONSE`` and ``SPAWN_OUTPUT`` carry on to the next.
 
 The first block ends the event (a Claude Code hook's ends it after the other Claude Code
-hooks, which Claude Code runs all; claudeout.py reads their answers). What did not load
+hooks, which Claude Code runs all, at once: parallel.py; claudeout.py reads their answers,
+merged in load order). What did not load
 stands in after them as an error that blocks a blockable event (standins.py). For
 ``pre_iteration`` the hooks' output, concatenated raw in order with failures as text
 (iteratr's way), is the context for the agent's prompt. Stops blocked in a row are
@@ -37,7 +38,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from initd import jsonview
-from initd.events import standins, variables
+from initd.events import parallel, standins, variables
 from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
@@ -46,6 +47,7 @@ from initd.events.filters import applies, deduplicated, files_for
 from initd.events.model import EventHook
 from initd.events.records import Sessions
 from initd.events.setup import Setup
+from initd.events.stoploop import EVENTS as STOP_EVENTS
 from initd.events.stoploop import StopLoop
 from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
@@ -108,16 +110,27 @@ class Engine:
         table = variables.table(event, payload, self.setup)
         marker = self._record(lambda sessions: sessions.begin(event.name)) if hooks else None
         state = Tally(event)
-        state.unblockable = self.stops.why_not(event.name)  # the Stop loop's cap
-        said = payload  # as Claude Code's hooks read it: stop_hook_active after a block
-        if self.stops.blocked_before(event.name) and "stop_hook_active" not in payload:
-            said = {**payload, "stop_hook_active": True}
+        state.unblockable = self.stops.why_not(event.name, journal)  # the Stop loop's cap
+        said = payload  # as Claude Code's hooks read it: stop_hook_active on every Stop,
+        if event.name in STOP_EVENTS and "stop_hook_active" not in payload:  # true after
+            said = {**payload, "stop_hook_active":  # a block (the agent's value wins)
+                    self.stops.blocked_before(event.name, journal) > 0}
         # Claude Code's hooks have the payload on stdin only, as in Claude Code: no
         # TOOL_INPUT=… in their environment (a Write's whole file would not fit one)
         own = variables.table(event, {}, self.setup)
+        # Claude Code's, run in parallel: (hook, its call, its step), or (hook, None, why
+        # trust refuses it), in load order
+        together: list[tuple[EventHook, Call | None, str]] = []
         for hook in hooks:
             if state.stopped:
                 break
+            if hook.dialect == "claude" and (hook.wait or id(hook) in refused):
+                ready = None if id(hook) in refused else self._prepare(
+                    hook, event, said, own, state, found.pipelines, cancel)
+                together += [(hook, *ready)] if ready is not None else [
+                    (hook, None, refused[id(hook)])] if id(hook) in refused else []
+                continue
+            self._together(together, event, own, state, journal)
             if id(hook) in refused:
                 state.error(hook, refused[id(hook)], Status.UNTRUSTED)
                 continue
@@ -127,10 +140,11 @@ class Engine:
                           names, state, found.pipelines, cancel, journal)
                 if state.stopped:
                     break
+        self._together(together, event, own, state, journal)
         # what did not load (or was not read) stands in after the hooks that were: an
         # error in the answer, which blocks a blockable event (invariant 12)
         standins.add(found.unread, event, state, self._warned, self.setup.log)
-        return self._end(event, state, marker, payload)
+        return self._end(event, state, marker, payload, journal)
 
     def refuse(self, name: str, why: str) -> Outcome:
         """The event's payload could not be taken (over the API's limit, nested too deep):
@@ -144,12 +158,16 @@ class Engine:
         state.error(standins.payload(event), why)
         return self._end(event, state, None, {})
 
-    def _end(self, event: Event, state: Tally, marker: Any, payload: dict[str, Any]
-             ) -> Outcome:
+    def _end(self, event: Event, state: Tally, marker: Any, payload: dict[str, Any],
+             journal: Entry | None = None) -> Outcome:
         outcome = Outcome(event.name, state.blocked, state.reason, state.feedback,
                           "\n".join(state.context) if event.name in CONTEXT_EVENTS else None,
                           state.aborted, state.results, **state.claude())
-        self.stops.after(event.name, outcome.blocked)
+        # a Stop's additionalContext keeps the conversation going "through the same loop
+        # protections as decision: "block"" (the reference): it counts as a block does
+        goes_on = outcome.blocked or (event.name in STOP_EVENTS and outcome.continue_ is
+                                      not False and bool(outcome.additional_context))
+        self.stops.after(event.name, goes_on, journal)  # once per request
         self._record(lambda sessions: sessions.end(marker, outcome.as_json(), payload))
         return outcome
 
@@ -164,11 +182,46 @@ class Engine:
             self.setup.log.error("session record not written", error=str(err))
             return None
 
+    def _together(self, together: list[tuple[EventHook, Call | None, str]], event: Event,
+                  table: dict[str, Any], state: Tally, journal: Entry | None) -> None:
+        """Claude Code's awaited hooks gathered so far, run at once (parallel.py), their
+        results (and the refusals of trust) recorded in load order; the list is emptied."""
+        results = iter(parallel.run([(step, call) for _, call, step in together
+                                     if call is not None], journal))
+        for hook, call, said in together:
+            if call is None:
+                state.error(hook, said, Status.UNTRUSTED)
+                continue
+            result = next(results)
+            self._warn(hook, result.unknown)
+            state.record(hook, result, event)
+            self._carry(hook, result, table)
+        together.clear()
+
     def _one(self, hook: EventHook, event: Event, payload: dict[str, Any],
              table: dict[str, Any], state: Tally, pipelines: dict[str, dict[str, Any]],
              cancel: threading.Event | None, journal: Entry | None = None) -> None:
-        if not applies(hook, payload):
+        ready = self._prepare(hook, event, payload, table, state, pipelines, cancel)
+        if ready is None:
             return
+        call, step = ready
+        if not hook.wait:
+            state.record(hook, once(journal, step, lambda: self._start(call),
+                                    lambda kept: replayed(kept, awaited=False),
+                                    keep=lambda result: result.status), event)
+            return
+        result = once(journal, step, lambda: attempts(call), replayed, keep=jsonview.view)
+        self._warn(hook, result.unknown)
+        state.record(hook, result, event)
+        self._carry(hook, result, table)
+
+    def _prepare(self, hook: EventHook, event: Event, payload: dict[str, Any],
+                 table: dict[str, Any], state: Tally, pipelines: dict[str, dict[str, Any]],
+                 cancel: threading.Event | None) -> tuple[Call, str] | None:
+        """The hook's call and its journal step, or None when its filters or ``when`` skip
+        it (a ``when`` that cannot be evaluated is its error, in ``state``)."""
+        if not applies(hook, payload):
+            return None
         call = Call(hook=hook, event=event.name, payload=payload, variables=dict(table),
                     env=variables.environment(self.setup.env, table),
                     workspace=self.setup.workspace, state_dir=self.setup.state_dir,
@@ -178,19 +231,11 @@ class Engine:
         if hook.when is not None:
             try:
                 if not hook.when(call.value):
-                    return
+                    return None
             except ConditionError as err:
                 state.error(hook, f"when: {hook.when.text!r} cannot be evaluated: {err}")
-                return
-        step = hook.where + (f" {payload['file']}" if "file" in payload else "")
-        if not hook.wait:
-            state.record(hook, once(journal, step, lambda: self._start(call), replayed,
-                                    keep=lambda result: result.status), event)
-            return
-        result = once(journal, step, lambda: attempts(call), replayed, keep=jsonview.view)
-        self._warn(hook, result.unknown)
-        state.record(hook, result, event)
-        self._carry(hook, result, table)
+                return None
+        return call, hook.where + (f" {payload['file']}" if "file" in payload else "")
 
     def _refused(self, hook: EventHook) -> str | None:
         """Why trust refuses ``hook`` (enforced, a workspace hook not approved as it is

@@ -5,10 +5,11 @@ command with ``{file}`` runs once per matching file), and Claude Code's matcher 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from initd.events.model import Command, EventHook, Shell
+from initd.events.model import Command, EventHook, Exec, HttpHook, Shell
 from initd.hooks import patterns
 
 
@@ -31,13 +32,15 @@ def deduplicated(hooks: Iterable[EventHook], payload: dict[str, Any],
     runs already (Claude Code de-duplicates identical commands: a command in both the
     user's and the project's settings runs once). A ``refused`` hook (trust) is kept as
     it is, its filters never evaluated, and stands for no other."""
-    seen: set[Command] = set()
+    seen: set[str] = set()
     kept = []
     for hook in hooks:
-        if not refused(hook) and isinstance(hook.spec, Command) and applies(hook, payload):
-            if hook.spec in seen:
+        if not refused(hook) and isinstance(hook.spec, Command | Exec | HttpHook) \
+                and applies(hook, payload):
+            same = json.dumps([type(hook.spec).__name__, hook.spec], sort_keys=True)
+            if same in seen:
                 continue
-            seen.add(hook.spec)
+            seen.add(same)
         kept.append(hook)
     return kept
 

@@ -1,8 +1,9 @@
 """Claude Code's filters (``.claude/settings.json``): a matcher group's ``matcher`` and a
 handler's ``if``, as https://code.claude.com/docs/en/hooks and /en/permissions give them.
 
-``matcher``: ``"*"``, ``""`` or none match every occurrence; only letters, digits, ``_``
-and ``|`` is an exact name or a ``|`` list of them (``Edit|Write``); anything else is a
+``matcher``: ``"*"``, ``""`` or none match every occurrence; only letters, digits, ``_``,
+``-``, spaces, ``,`` and ``|`` is an exact name or a list of them (``Edit|Write``,
+``Edit, Write``, ``code-reviewer``); anything else is a
 regular expression *searched* in the value, as JavaScript's ``RegExp.test`` does
 (``^Notebook``, ``mcp__.*``). It is tested on the event's own field: the tool name,
 SessionStart's ``source``, SessionEnd's ``reason``, PreCompact's ``trigger``,
@@ -53,7 +54,9 @@ FIELDS = {"pre_tool": "tool_name", "post_tool": "tool_name", "post_tool_failure"
           "session_start": "source", "session_end": "reason", "pre_compact": "trigger",
           "notification": "notification_type", "subagent_stop": "agent_type"}
 TOOL_FIELD = "tool_name"
-_NAMES = re.compile(r"[A-Za-z0-9_|]*")
+# "Only letters, digits, `_`, `-`, spaces, `,`, and `|`": an exact name, or a list of them
+# "separated by `|` or `,` with optional surrounding whitespace" (hyphens since 2.1.195)
+_NAMES = re.compile(r"[A-Za-z0-9_|, -]*")
 _RULE = re.compile(r"([A-Za-z0-9_.*-]+)(?:\((.*)\))?", re.DOTALL)
 _PATH_TOOLS: dict[str, tuple[str, ...]] = {
     "Edit": ("Edit", "Write", "MultiEdit", "NotebookEdit"),
@@ -104,8 +107,8 @@ def matcher(event: str, text: str, rule: str | None, root: str, home: str) -> Ma
     if text in ("", "*") or field is None:
         return Matcher(text, field, rule=rule, root=root, home=home)
     if _NAMES.fullmatch(text):
-        return Matcher(text, field, tuple(n for n in text.split("|") if n), rule=rule,
-                       root=root, home=home)
+        names = tuple(n.strip() for n in re.split(r"[|,]", text) if n.strip())
+        return Matcher(text, field, names, rule=rule, root=root, home=home)
     problem = regex_problem(text)
     if problem is not None:
         raise MatcherError(problem)

@@ -27,11 +27,30 @@ class Shell(NamedTuple):
 
 class Command(NamedTuple):
     command: str  # Claude Code's: run as written (no placeholders: its $VARs are the shell's)
-    shell: str = "sh"  # sh -c; bash -c with "shell": "bash"
+    shell: str = "sh"  # the shell that runs it: bash (Claude Code's default) or sh
 
     @property
     def action(self) -> str:
         return "command"
+
+
+class Exec(NamedTuple):
+    command: str  # Claude Code's exec form: resolved on PATH, spawned with args, no shell
+    args: tuple[str, ...]  # each one argument as written (${CLAUDE_PROJECT_DIR} filled in)
+
+    @property
+    def action(self) -> str:
+        return "command"
+
+
+class HttpHook(NamedTuple):
+    url: str  # Claude Code's http hook: the event JSON POSTed here
+    headers: dict[str, str]  # $VAR / ${VAR} filled in from allowed_env only
+    allowed_env: tuple[str, ...]  # allowedEnvVars
+
+    @property
+    def action(self) -> str:
+        return "http"
 
 
 class Script(NamedTuple):
@@ -83,7 +102,8 @@ class GitPush(NamedTuple):
         return "git-push"
 
 
-Spec: TypeAlias = Shell | Command | Script | Webhook | Spawn | GitCommit | GitPush
+Spec: TypeAlias = (Shell | Command | Exec | HttpHook | Script | Webhook | Spawn | GitCommit
+                   | GitPush)
 
 
 class EventHook(NamedTuple):

@@ -40,4 +40,5 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
                   # process costs a millisecond)
                   account=None if ctx.agent.uid == os.geteuid() else ctx.agent,
                   grace=ctx.grace, log=ctx.log, trust=ctx.trust, limits=ctx.limits)
-    return Engine(setup, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home), record)
+    return Engine(setup, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home, ctx.log),
+                  record)

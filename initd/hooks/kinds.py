@@ -54,7 +54,7 @@ EVENTS = (
     # SessionEnd are the events above; these are its own
     Event("user_prompt_submit", (), True),
     Event("subagent_stop", (), True),
-    Event("pre_compact", (), False),
+    Event("pre_compact", (), True),  # exit 2 or decision: block "Blocks compaction"
     Event("notification", (), False),
 )
 BY_NAME = {alias: event for event in EVENTS for alias in (event.name, *event.aliases)}

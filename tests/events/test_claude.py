@@ -20,6 +20,7 @@ import pytest
 
 from initd.events import wiring
 from initd.events.dialects import claude
+from initd.events.stoploop import CAP
 from initd.hooks.trust import Trust
 from tests.events.support import Workspace
 from tests.hooks.support import forget_session, git_repo, hook_context
@@ -71,7 +72,10 @@ def documented(ws: Workspace) -> None:
 
 
 def settings(ws: Workspace, hooks: dict[str, Any], name: str = "settings.json") -> None:
+    """The settings file, in effect from the next event: a new hook service (the hooks are
+    a snapshot taken when it starts; test_a_mid_session_rewrite_… shows a running one)."""
     ws.write(f".claude/{name}", json.dumps({"hooks": hooks}))
+    ws.engine = None
 
 
 def on(event: str, *commands: str, matcher: str | None = None, **more: Any) -> dict[str, Any]:
@@ -294,21 +298,27 @@ STOP_HOOK = ("cat >> \"$CLAUDE_PROJECT_DIR/stops\"; echo >> \"$CLAUDE_PROJECT_DI
 
 
 def active(ws: Workspace) -> list[object]:
-    """stop_hook_active as each Stop hook read it on stdin (None: not there)."""
+    """stop_hook_active as each Stop hook read it on stdin (None: not there; it always is,
+    as every field the reference says an event sends: issue 26)."""
     lines = (ws.path / "stops").read_text().splitlines()
     return [json.loads(line).get("stop_hook_active") for line in lines]
 
 
 def test_stop_blocks_until_the_cap(cc: Workspace) -> None:
+    """The cap is Claude Code's: its hooks reference (code.claude.com/docs/en/hooks, Stop)
+    reads "Claude Code overrides the hook and ends the turn after 8 consecutive blocks"
+    (since 2.1.143: anthropics/claude-code#59583, #85547). A lower cap would let a Stop
+    through that the user's Stop hook may still block."""
+    assert CAP == 8
     settings(cc, on("Stop", STOP_HOOK))
-    outs = [cc.fire("Stop", {}) for _ in range(5)]
-    assert [o["blocked"] for o in outs] == [True, True, True, False, True]
+    outs = [cc.fire("Stop", {}) for _ in range(10)]
+    assert [o["blocked"] for o in outs] == [True] * 8 + [False, True]
     assert outs[0]["reason"] == "Reason Claude should continue"
-    assert outs[3]["results"][0]["error"] == (
-        "not blocked: 3 stop events in a row were blocked (the loop cap is 3), so this one "
+    assert outs[8]["results"][0]["error"] == (
+        "not blocked: 8 stop events in a row were blocked (the loop cap is 8), so this one "
         "goes through")
-    assert outs[3]["results"][0]["status"] == "ok"
-    assert active(cc) == [None, True, True, True, None]
+    assert outs[8]["results"][0]["status"] == "ok"
+    assert active(cc) == [False] + [True] * 8 + [False]
 
 
 def test_a_user_prompt_or_an_unblocked_stop_resets_the_count(cc: Workspace) -> None:
@@ -319,37 +329,40 @@ def test_a_user_prompt_or_an_unblocked_stop_resets_the_count(cc: Workspace) -> N
     cc.fire("UserPromptSubmit", {"prompt": "go on"})
     cc.fire("Stop", {})
     cc.fire("Stop", {"stop_hook_active": False})  # what the agent says is passed through
-    assert active(cc) == [None, True, None, None, False]
+    assert active(cc) == [False, True, False, False, False]
     settings(cc, on("Stop", "cat >> \"$CLAUDE_PROJECT_DIR/stops\"; "
                             "echo >> \"$CLAUDE_PROJECT_DIR/stops\""))
     assert not cc.fire("Stop", {})["blocked"]
     assert not cc.fire("Stop", {})["blocked"]
-    assert active(cc)[-2:] == [True, None]
+    assert active(cc)[-2:] == [True, False]
 
 
 def test_the_count_survives_a_restart_and_garbage_reads_as_zero(cc: Workspace) -> None:
     settings(cc, on("Stop", STOP_HOOK))
-    cc.fire("Stop", {})
-    cc.fire("Stop", {})
+    for _ in range(5):
+        cc.fire("Stop", {})
     assert cc.engine is not None
-    state = Path(cc.engine.setup.state_dir) / "stop-loop.json"
-    assert json.loads(state.read_text()) == {"stop": 2, "subagent_stop": 0}
+    state = Path(cc.engine.setup.state_dir) / "stop-loop.steps"
+    last = json.loads(state.read_text().splitlines()[-1])
+    assert (last["step"], last["value"], last["state"]) == (
+        "stop", True, {"stop": 5, "subagent_stop": 0})
     cc.engine.shutdown()
     cc.engine = None  # a new engine, as a restarted hook service makes
-    assert cc.fire("Stop", {})["blocked"]
-    assert not cc.fire("Stop", {})["blocked"]  # the 4th: the cap, counted across
-    for garbage in ("{nope", '{"stop": "many"}', '{"stop": -5}', "[3]", '{"stop": true}'):
+    assert [cc.fire("Stop", {})["blocked"] for _ in range(3)] == [True, True, True]
+    assert not cc.fire("Stop", {})["blocked"]  # the 9th: the cap, counted across
+    for garbage in ("{nope", '{"state": {"stop": "many"}}', '{"state": {"stop": -5}}',
+                    "[3]", '{"state": {"stop": true}}', '{"state": 7}'):
         cc.engine.shutdown()
         cc.engine = None
-        state.write_text(garbage)
+        state.write_text(garbage + "\n")
         out = cc.fire("Stop", {})
-        assert out["blocked"] and active(cc)[-1] is None, garbage
+        assert out["blocked"] and active(cc)[-1] is False, garbage
 
 
 def test_the_cap_holds_for_every_format_but_only_claude_reads_the_flag(cc: Workspace) -> None:
     cc.script("stop.sh", "stop", 'cat > "$WORKSPACE/discobot-stdin"; echo no >&2; exit 2')
-    outs = [cc.fire("Stop", {}) for _ in range(4)]
-    assert [o["blocked"] for o in outs] == [True, True, True, False]
+    outs = [cc.fire("Stop", {}) for _ in range(CAP + 1)]
+    assert [o["blocked"] for o in outs] == [True] * CAP + [False]
     stdin = json.loads((cc.path / "discobot-stdin").read_text())
     assert "stop_hook_active" not in stdin and stdin["event"] == "stop"
 
@@ -361,7 +374,7 @@ def test_continue_false_wins_over_a_stop_block(cc: Workspace) -> None:
     assert out["results"][0]["status"] == "ok"
     assert "continue: false" in out["results"][0]["error"]
     assert cc.fire("Stop", {})["blocked"] is False  # and nothing was counted
-    assert active(cc) == [None, None]
+    assert active(cc) == [False, False]
 
 
 # --- trust
@@ -392,8 +405,9 @@ def test_trust_approves_workspace_files_and_refuses_the_unapproved(cc: Workspace
     assert approved.stdout.count("new") == 2 and "user-ran" not in approved.stdout
     out = cc.fire("PreToolUse", bash("ls"))
     assert out["blocked"] and (cc.path / "project-ran").exists()
-    # a matcher changed since: refused again
+    # a matcher changed since (in effect at the service's next start): refused again
     settings(cc, on("PreToolUse", "touch project-ran; exit 2", matcher="*"))
+    cc.engine = wiring.for_context(ctx, str(cc.path / "no-image"))
     out = cc.fire("PreToolUse", bash("ls"))
     assert "changed since it was trusted" in out["results"][1]["error"]
 
@@ -468,6 +482,7 @@ def test_end_to_end_emit_and_the_api(service: tuple[str, Workspace]) -> None:
     documented(cc)
     settings(cc, {**on("Notification", prints({"continue": False, "stopReason": "Build failed"})),
                   **on("Stop", STOP_HOOK)}, "settings.local.json")
+    cc.restart()  # type: ignore[attr-defined]  # (its hooks: a snapshot taken at its start)
     denied = emit(sock, "PreToolUse", bash("rm -rf /"))
     assert denied.returncode == 2, denied.stderr
     assert denied.stderr == "initd: blocked: Destructive command blocked by hook\n"
@@ -483,11 +498,11 @@ def test_end_to_end_emit_and_the_api(service: tuple[str, Workspace]) -> None:
     assert json.loads(prompt.stdout)["additionalContext"].startswith("Current time:")
     stopped = emit(sock, "Notification", {"message": "idle", "notification_type": "idle"})
     assert stopped.returncode == 3 and stopped.stderr == "initd: stop: Build failed\n"
-    # the Stop loop's count outlives the service
-    assert [emit(sock, "Stop", {}).returncode for _ in range(2)] == [2, 2]
+    # the Stop loop's count outlives the service (the cap: 8 in a row, as Claude Code's)
+    assert [emit(sock, "Stop", {}).returncode for _ in range(4)] == [2, 2, 2, 2]
     cc.restart()  # type: ignore[attr-defined]
-    assert [emit(sock, "Stop", {}).returncode for _ in range(2)] == [2, 0]
-    assert active(cc) == [None, True, True, True]
+    assert [emit(sock, "Stop", {}).returncode for _ in range(5)] == [2, 2, 2, 2, 0]
+    assert active(cc) == [False] + [True] * 8
 
 
 def test_outcomes_conform_to_the_openapi_document(cc: Workspace) -> None:
@@ -557,8 +572,9 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
         f"serves: {served})",
         f"{p}: hooks.PermissionRequest: unknown Claude Code hook event 'PermissionRequest' "
         f"(initd serves: {served})",
-        f"{p}: {h}[1].type: initd runs \"command\" hooks only (Claude Code's 'prompt' hooks "
-        "need its model or its HTTP client)",
+        f"{p}: {h}[1].type: a 'prompt' hook asks Claude Code's model, which initd does not "
+        "have: this gate will not gate. It stands in on PreToolUse as an error (which "
+        "blocks a blockable event) until it is a \"command\" or \"http\" hook",
         f"{p}: {h}[2].timeout: expected a number > 0, got '30s'",
         f"{p}: {h}[3].timeout: 1e+12 seconds: at most 86400 (a day); Claude Code's timeout "
         "is in seconds, not milliseconds",
@@ -610,7 +626,7 @@ def test_files_their_order_scope_and_policy(tmp_path: Path, managed: dict[str, A
         path.write_text(json.dumps({**more[scope], "hooks": on("Stop", scope)}))
     found = claude.load(str(ws), str(home), str(paths["managed"]))
     assert [(h.label, h.workspace, h.timeout) for h in found.hooks] == [
-        (scope, scope in ("project", "local"), 60.0) for scope in runs]
+        (scope, scope in ("project", "local"), 600.0) for scope in runs]
     assert len(found.problems) == 4 - len(runs)  # a warning for each file not run
     assert all("not run (disableAllHooks or allowManagedHooksOnly)" in reason
                for _, reason, _ in found.problems)
@@ -697,3 +713,21 @@ def test_the_agent_cannot_read_a_root_only_file_through_a_link(agent_user: Any,
                 "denied") in out.stdout
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_without_bash_commands_run_with_sh_and_one_warning_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference's default shell is bash; an image without it runs sh, and says so
+    once at load, however many hooks there are (issue 26)."""
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    (ws / ".claude").mkdir(parents=True)
+    (ws / ".claude" / "settings.json").write_text(json.dumps(
+        {"hooks": {**on("Stop", "a", "b"), **on("PreToolUse", "c", shell="bash")}}))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # a PATH with no bash on it
+    found = claude.load(str(ws), str(home), str(tmp_path / "no-managed.json"))
+    assert [h.spec.shell for h in found.hooks] == ["sh", "sh", "bash"]  # type: ignore[union-attr]
+    assert [reason for _, reason, _ in found.problems] == [claude.NO_BASH]
+    monkeypatch.undo()
+    found = claude.load(str(ws), str(home), str(tmp_path / "no-managed.json"))
+    assert [h.spec.shell for h in found.hooks] == ["bash", "bash", "bash"]  # type: ignore[union-attr]
+    assert found.problems == []

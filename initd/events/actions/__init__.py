@@ -11,7 +11,18 @@ from typing import Any, NamedTuple
 
 from initd import jsonview
 from initd.events import templates
-from initd.events.model import Command, EventHook, GitCommit, GitPush, Script, Shell, Webhook
+from initd.events.model import (
+    Command,
+    EventHook,
+    Exec,
+    GitCommit,
+    GitPush,
+    HttpHook,
+    Script,
+    Shell,
+    Webhook,
+)
+from initd.journal import LOST, Unkept
 from initd.limits import Limits
 from initd.log import Logger
 from initd.users import Account
@@ -89,13 +100,15 @@ class ActionResult(NamedTuple):
 
 def run(call: Call) -> ActionResult:
     """The hook's action, given its own typed fields."""
-    from initd.events.actions import process, spawn, webhook
+    from initd.events.actions import claudehttp, process, spawn, webhook
 
     spec = call.hook.spec
     if isinstance(spec, Shell):
         return process.shell(call, spec)
-    if isinstance(spec, Command):
+    if isinstance(spec, Command | Exec):
         return process.command(call, spec)
+    if isinstance(spec, HttpHook):
+        return claudehttp.send(call, spec)
     if isinstance(spec, Script):
         return process.script(call, spec)
     if isinstance(spec, GitCommit):
@@ -107,9 +120,10 @@ def run(call: Call) -> ActionResult:
     return spawn.spawn(call, spec)
 
 
-def replayed(outcome: Any) -> ActionResult:
+def replayed(outcome: Any, awaited: bool = True) -> ActionResult:
     """What an earlier delivery of this request did with a hook (journal.once): its
-    recorded result, or an interrupted one when it was killed before recording."""
+    recorded result, or an error when it is not known (killed before recording, or not
+    kept: journal.Unkept), which fails closed when the hook was ``awaited``."""
     if isinstance(outcome, str) and outcome in ("started", "error"):  # fire-and-forget
         return ActionResult(Status(outcome), error="started by an earlier delivery of "
                             "this event: not started again" if outcome == "started" else
@@ -122,8 +136,11 @@ def replayed(outcome: Any) -> ActionResult:
             return ActionResult(**fields)
         except (KeyError, TypeError, ValueError):
             pass  # not what we wrote: the step still ran once, and is not run again
-    return ActionResult(Status.ERROR, error="interrupted: it was running when the hook "
-                        "service stopped, and is not run again for this event")
+    why = outcome.why if isinstance(outcome, Unkept) else LOST.why
+    # it may have run, and said no: a blockable event is blocked (invariant 12), never let
+    # through because initd does not know what its guard said
+    return ActionResult(Status.ERROR, error=f"{why}, and is not run again for this event",
+                        fails_closed=awaited)
 
 
 _VIEWS = {name: jsonview.camel(name) for name in ActionResult._fields}

@@ -8,12 +8,14 @@ stops the whole group (hooks/runner.capture)."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import time
 from collections.abc import Sequence
 
 from initd.events import answers, execsize, templates
 from initd.events.actions import ActionResult, Call, Status
-from initd.events.model import Command, GitCommit, GitPush, Script, Shell
+from initd.events.model import Command, Exec, GitCommit, GitPush, Script, Shell
 from initd.git import scrubbed
 from initd.hooks import runner
 
@@ -26,11 +28,14 @@ def shell(call: Call, spec: Shell) -> ActionResult:
     return run_process(call, ["sh", "-c", rendered], refs, tuple(unknown))
 
 
-def command(call: Call, spec: Command) -> ActionResult:
+def command(call: Call, spec: Command | Exec) -> ActionResult:
     """Claude Code's command hook: the shell runs it as written (``$CLAUDE_PROJECT_DIR`` is
-    the workspace), in the workspace, with Claude Code's event JSON on stdin."""
-    return run_process(call, [spec.shell, "-c", spec.command],
-                       {"CLAUDE_PROJECT_DIR": call.workspace})
+    the workspace), or, in exec form, its ``args`` are the argument vector (no shell); in
+    the workspace, with Claude Code's event JSON on stdin, in a session of its own without
+    a controlling terminal (the reference: "command hooks run in their own session")."""
+    argv = [spec.command, *spec.args] if isinstance(spec, Exec) else \
+        [spec.shell, "-c", spec.command]
+    return run_process(call, argv, {"CLAUDE_PROJECT_DIR": call.workspace}, session=True)
 
 
 def script(call: Call, spec: Script) -> ActionResult:
@@ -72,15 +77,40 @@ def event_input(call: Call) -> dict[str, object]:
     if call.hook.dialect in ("autoagent", "claude"):  # its own name: hooks.PreToolUse[0]…
         name = call.hook.key.split(".", 1)[-1].split("[", 1)[0] or name
     if call.hook.dialect == "claude":  # Claude Code's fields: what the agent sent wins
-        return {"session_id": call.variables.get("SESSION"), "cwd": call.workspace,
-                "hook_event_name": name, **call.payload}
+        return {**claude_fields(call, name), **call.payload}
     return {**call.payload, "event": call.event, "eventName": name,
             "sessionId": call.variables.get("SESSION"), "workspace": call.workspace,
             "timestamp": call.variables.get("TIMESTAMP")}
 
 
+# The events whose input example in the reference carries permission_mode ("Not all events
+# receive this field. Check the JSON example in each hook event section.")
+PERMISSION_MODE_EVENTS = ("pre_tool", "post_tool", "post_tool_failure", "user_prompt_submit",
+                          "stop", "subagent_stop", "teammate_idle", "task_completed")
+
+
+def claude_fields(call: Call, name: str) -> dict[str, object]:
+    """The common input fields every Claude Code hook reads (the reference, "Common input
+    fields"), as initd knows them when the agent leaves them out: a guard that reads
+    ``d["transcript_path"]`` never crashes (and passes) on a missing key. The transcript is
+    where Claude Code keeps it (``~/.claude/projects/<cwd, each other character a
+    "-">/<session>.jsonl``); the mode is "default"."""
+    session = str(call.variables.get("SESSION") or "")
+    home = call.env.get("HOME") or os.path.expanduser("~")
+    project = re.sub(r"[^A-Za-z0-9]", "-", call.workspace)
+    fields: dict[str, object] = {
+        "session_id": session,
+        "transcript_path": os.path.join(home, ".claude", "projects", project,
+                                        f"{session}.jsonl"),
+        "cwd": call.workspace, "hook_event_name": name}
+    if call.event in PERMISSION_MODE_EVENTS:
+        fields["permission_mode"] = "default"
+    return fields
+
+
 def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = None,
-         unknown: tuple[str, ...] = (), git: bool = False) -> ActionResult:
+         unknown: tuple[str, ...] = (), git: bool = False, session: bool = False
+         ) -> ActionResult:
     env = {**call.env, **(refs or {})}
     if git:  # the workspace's repository, whatever git may have called the agent
         env = scrubbed(env)
@@ -93,7 +123,7 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
                          timeout=call.hook.timeout, stdin=stdin, grace=call.grace,
                          cancel=call.cancel, limits=call.limits,
-                         stdout_head=answers.ANSWER_LIMIT)
+                         stdout_head=answers.ANSWER_LIMIT, session=session)
     duration = round((time.monotonic() - started) * 1000, 1)
     err = got.stderr.text()  # at most 64 KiB: head and tail
     shown = answers.kept(bytes(got.stdout.head), bytes(got.stdout.tail), not got.stdout.elided)

@@ -11,27 +11,44 @@ from initd import paths
 from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
 from initd.events.dialects.common import Collected
 from initd.hooks import discovery
+from initd.log import Logger
 
 
-def load_all(workspace: str, image_dir: str, home: str) -> Collected:
+def load_all(workspace: str, image_dir: str, home: str,
+             claude_hooks: Collected | None = None) -> Collected:
+    """Every dialect's hooks (Claude Code's: ``claude_hooks`` when given, its snapshot)."""
     found = Collected()
     found.extend(discobot.load(workspace, image_dir))
     found.extend(iteratr.load(workspace))
     found.extend(nyzhi.load(workspace, home))
     found.extend(autoagent.load(workspace, home))
     found.extend(pipelines.load(workspace, home))
-    found.extend(claude.load(workspace, home))
+    found.extend(claude_hooks if claude_hooks is not None else claude.load(workspace, home))
     return found
 
 
 class Cache:
     """``load_all`` again only when one of the files it reads (or could read) changed: the
-    service asks on every event, and most events change nothing."""
+    service asks on every event, and most events change nothing.
 
-    def __init__(self, workspace: str, image_dir: str, home: str) -> None:
+    Claude Code's hooks are the snapshot taken when the service started, as Claude Code
+    "captures a snapshot of hooks at startup" and "uses this snapshot throughout the
+    session" (its hooks reference, "Configuration Safety"): an agent that rewrites
+    ``.claude/settings.json`` (or ``settings.local.json``, or the user's) cannot remove a
+    deny hook before its next tool call. A changed file is said once in the log, and takes
+    effect at the next start of the hook service."""
+
+    def __init__(self, workspace: str, image_dir: str, home: str,
+                 log: Logger | None = None) -> None:
         self.args = (workspace, image_dir, home)
         self.stamp: tuple[object, ...] | None = None
         self.found = Collected()
+        self.log = log
+        # the snapshot, taken now: the hook service starts with the session (its stamp
+        # first: a file changed while it is read is a change, reported)
+        self.claude_stamp = tuple(_stamp(path) for path, _ in claude.files(workspace, home))
+        self.claude = claude.load(workspace, home)
+        self.said: set[tuple[object, ...]] = set()  # changes already reported
 
     def paths(self) -> list[str]:
         workspace, image_dir, home = self.args
@@ -53,7 +70,18 @@ class Cache:
     def get(self) -> Collected:
         stamp = tuple(_stamp(path) for path in self.paths())
         if stamp != self.stamp:
-            self.found = load_all(*self.args)
+            workspace, _, home = self.args
+            now = tuple(_stamp(path) for path, _ in claude.files(workspace, home))
+            if now != self.claude_stamp and now not in self.said:
+                self.said.add(now)
+                changed = [path for (path, _), was, is_ in zip(
+                    claude.files(workspace, home), self.claude_stamp, now, strict=True)
+                    if was != is_]
+                if self.log is not None:
+                    self.log.warning("Claude Code settings changed during the session: the "
+                                     "hooks of its start still run; the change takes "
+                                     "effect at the next start", files=changed)
+            self.found = load_all(*self.args, claude_hooks=self.claude)
             self.stamp = stamp
         return self.found
 

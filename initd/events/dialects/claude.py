@@ -5,28 +5,42 @@ and ``.claude/settings.local.json`` (trust may be required for these two).
 
 ``{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command":
 "...", "timeout": 30}]}]}}``: an event, its matcher groups (matchers.py), their handlers.
-Only ``type: command`` runs (``prompt``, ``agent`` and ``http`` are Claude Code's own); a
-command runs as written by ``sh -c`` (``"shell": "bash"``: ``bash -c``), ``timeout``
-seconds (60 by default), ``async: true`` in the background, ``if`` a permission rule.
-``disableAllHooks: true`` in the managed file turns every one off; in the user's file,
-every one but the managed file's; in a workspace file, the workspace's (a repository
-cannot turn off its user's hooks). The managed ``allowManagedHooksOnly: true`` leaves
-only the managed file's.
+``type: command`` runs as written by bash (the reference's default ``shell``; ``sh`` where
+the image has no bash, said once), or, with ``args``, as an argument vector without a
+shell; ``type: http`` POSTs the event to its ``url`` (actions/claudehttp.py); ``prompt``
+and ``agent`` need Claude Code's model: each is refused at load, and stands in on its
+event as an error (a gate that will not gate is never silently skipped). ``timeout``
+seconds: 600 by default, 30 on UserPromptSubmit, and SessionEnd's hooks share a budget of
+1.5 s raised to their longest ``timeout`` (at most 60), as the reference gives them;
+``async: true`` in the background, ``if`` a permission rule.
+
+``disableAllHooks`` is read after settings precedence (local > project > user): ``true``
+in the managed file turns every hook off; the value left after precedence, when true,
+turns off the user's, project's and local hooks, except that a workspace file's ``true``
+turns off only the workspace's (a repository cannot turn off its user's hooks: initd's
+choice). The managed ``allowManagedHooksOnly: true`` leaves only the managed file's.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from typing import Any
 
 from initd.errors import shown
 from initd.events import matchers
 from initd.events.dialects.common import Collected, Fields, LoadError
-from initd.events.model import Command, EventHook
+from initd.events.model import Command, EventHook, Exec, HttpHook
 
 MANAGED = "/etc/claude-code/managed-settings.json"
-DEFAULT_TIMEOUT = 60.0  # seconds: the hooks reference's "60-second execution limit"
+# seconds, the reference's "Common fields": "Defaults: 600 for `command`, `http`, and
+# `mcp_tool`"; "`UserPromptSubmit` hooks have a default timeout of 30 seconds"; "`SessionEnd`
+# hooks share a 1.5-second budget; if your settings set a longer per-hook `timeout`,
+# Claude Code raises the budget to match, up to 60 seconds"
+DEFAULT_TIMEOUT = 600.0
+EVENT_TIMEOUTS = {"user_prompt_submit": 30.0, "session_end": 1.5}
+SESSION_END_LIMIT = 60.0
 TIMEOUT_LIMIT = 86_400.0  # a day; more is a typo (milliseconds?), refused
 # Claude Code's events, as its settings name them, and initd's (hooks/kinds.py)
 EVENTS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool",
@@ -37,6 +51,9 @@ EVENTS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool",
           "TaskCompleted": "task_completed"}
 NAMES = {event: name for name, event in EVENTS.items()}
 TYPES = ("command", "prompt", "agent", "http")
+MODEL_TYPES = ("prompt", "agent")  # need Claude Code's model: refused, an error on the event
+NO_BASH = ("no bash in this image: Claude Code command hooks without \"shell\" run with sh "
+           "(bash syntax such as [[ ]] fails there)")
 
 
 def files(workspace: str, home: str, managed: str = MANAGED) -> list[tuple[str, str]]:
@@ -58,6 +75,7 @@ def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
                                         f"settings), got {shown(data, 40)}"))
             continue
         settings.append((path, scope, data))
+    shell = "bash" if shutil.which("bash") else "sh"
     for path, scope, data in _enabled(found, settings):
         hooks = data.get("hooks")
         if hooks is None:
@@ -68,23 +86,38 @@ def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
             continue
         for name, groups in hooks.items():
             _event(found, path, scope in ("project", "local"), workspace, home, name,
-                   groups)
+                   groups, shell)
+    if shell == "sh" and any(isinstance(h.spec, Command) for h in found.hooks):
+        found.problems.append((MANAGED, NO_BASH, "warning"))  # said once, at load
+    ends = [h.timeout for h in found.hooks if h.event == "session_end"]
+    if ends:  # one budget for all of SessionEnd's hooks (they run together)
+        budget = min(SESSION_END_LIMIT, max(ends))
+        found.hooks = [h._replace(timeout=budget) if h.event == "session_end" else h
+                       for h in found.hooks]
     return found
 
 
 def _enabled(found: Collected, settings: list[tuple[str, str, dict[str, Any]]]
              ) -> list[tuple[str, str, dict[str, Any]]]:
-    """The files whose hooks run, after ``disableAllHooks`` and ``allowManagedHooksOnly``."""
-    def says(scope: str, key: str) -> str | None:
-        return next((path for path, s, data in settings if s == scope
-                     and data.get(key) is True), None)
+    """The files whose hooks run, after ``disableAllHooks`` and ``allowManagedHooksOnly``.
+    ``disableAllHooks`` is the value left after settings precedence (local > project >
+    user: https://code.claude.com/docs/en/settings, "Settings precedence"; the hooks
+    reference: "a "disableAllHooks": false in a project's .claude/settings.json overrides a
+    true in your user settings"); only the managed file's turns off the managed hooks."""
+    def value(scope: str, key: str) -> bool | None:
+        return next((data[key] for _, s, data in settings
+                     if s == scope and isinstance(data.get(key), bool)), None)
     off: set[str] = set()
-    if says("managed", "disableAllHooks"):
+    if value("managed", "disableAllHooks"):
         off = {"managed", "user", "project", "local"}
-    elif says("managed", "allowManagedHooksOnly") or says("user", "disableAllHooks"):
+    elif value("managed", "allowManagedHooksOnly"):
         off = {"user", "project", "local"}
-    elif says("project", "disableAllHooks") or says("local", "disableAllHooks"):
-        off = {"project", "local"}
+    else:
+        by = next((scope for scope in ("local", "project", "user")
+                   if value(scope, "disableAllHooks") is not None), None)
+        if by is not None and value(by, "disableAllHooks"):
+            # a workspace file's true turns off the workspace's hooks, never its user's
+            off = {"user", "project", "local"} if by == "user" else {"project", "local"}
     for path, scope, data in settings:
         if scope in off and data.get("hooks"):
             found.problems.append((path, f"{path}: hooks: not run (disableAllHooks or "
@@ -93,7 +126,7 @@ def _enabled(found: Collected, settings: list[tuple[str, str, dict[str, Any]]]
 
 
 def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home: str,
-           name: object, groups: object) -> None:
+           name: object, groups: object, shell: str) -> None:
     key = f"hooks.{name}"
     event = EVENTS.get(name) if isinstance(name, str) else None
     if event is None:  # (an event initd never fires, PermissionRequest: no stand-in)
@@ -119,7 +152,7 @@ def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home
             found.problems.append((path, f"{path}: {warning}", "warning"))
         for at, handler in enumerate(handlers):
             found.hook(path, _hook, event, handler, path, f"{gkey}.hooks[{at}]", text,
-                       in_workspace, workspace, home, event=event)
+                       in_workspace, workspace, home, shell, event=event)
 
 
 def _group(event: str, group: object, path: str, key: str
@@ -142,21 +175,23 @@ def _group(event: str, group: object, path: str, key: str
 
 
 def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspace: bool,
-          workspace: str, home: str) -> EventHook:
+          workspace: str, home: str, shell: str = "bash") -> EventHook:
     f = Fields(entry, path, key)
     kind = f.get("type")
     if kind is None:
-        raise f.error("type", 'required ("command")')
-    if kind != "command":
-        what = f"Claude Code's {kind!r} hooks need its model or its HTTP client" \
-            if kind in TYPES else f"got {shown(kind, 40)}"
-        raise f.error("type", f'initd runs "command" hooks only ({what})')
-    command = f.text("command", required=True)
-    timeout = f.number("timeout", DEFAULT_TIMEOUT)
+        raise f.error("type", 'required ("command" or "http")')
+    if kind in MODEL_TYPES:
+        raise f.error("type", f"a {kind!r} hook asks Claude Code's model, which initd does not "
+                      f"have: this gate will not gate. It stands in on {NAMES[event]} as "
+                      "an error (which blocks a blockable event) until it is a \"command\" "
+                      "or \"http\" hook")
+    if kind not in ("command", "http"):
+        raise f.error("type", f'expected "command" or "http", got {shown(kind, 40)}')
+    timeout = f.number("timeout", EVENT_TIMEOUTS.get(event, DEFAULT_TIMEOUT))
     if timeout > TIMEOUT_LIMIT:
         raise f.error("timeout", f"{timeout:g} seconds: at most {TIMEOUT_LIMIT:g} (a day); "
                       "Claude Code's timeout is in seconds, not milliseconds")
-    shell = f.choice("shell", ("bash", "sh"), "sh")
+    spec = _http(f) if kind == "http" else _command(f, workspace, shell)
     rule = f.text("if")
     if rule is not None:
         try:
@@ -174,7 +209,46 @@ def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspac
         warnings += (f"{key}.if: {NAMES[event]} is not a tool event: this hook never runs "
                      "(as in Claude Code)",)
     return EventHook(
-        event=event, dialect="claude", source=path, key=key, label=command,
-        spec=Command(command, shell), timeout=timeout, wait=not background,
+        event=event, dialect="claude", source=path, key=key,
+        label=spec.url if isinstance(spec, HttpHook) else spec.command,
+        spec=spec, timeout=timeout, wait=not background,
         workspace=in_workspace, warnings=warnings,
         matcher=matchers.matcher(event, text, rule, workspace, home))
+
+
+def _command(f: Fields, workspace: str, shell: str) -> Command | Exec:
+    """Shell form (``sh -c``-like, by ``shell``), or exec form when ``args`` is present:
+    "``command`` as an executable on ``PATH`` ... spawns it directly with ``args`` as the
+    argument vector", placeholders substituted as plain strings."""
+    command = f.text("command", required=True)
+    args = f.get("args")
+    if args is not None:
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise f.error("args", "expected a list of strings (each one argument)")
+        f.get("shell")
+        fill = _placeholders(workspace)
+        return Exec(fill(command), tuple(fill(a) for a in args))
+    return Command(command, f.choice("shell", ("bash", "sh"), shell))
+
+
+def _placeholders(workspace: str) -> Any:
+    def fill(text: str) -> str:
+        return text.replace("${CLAUDE_PROJECT_DIR}", workspace).replace(
+            "$CLAUDE_PROJECT_DIR", workspace)
+    return fill
+
+
+def _http(f: Fields) -> HttpHook:
+    url = f.text("url", required=True)
+    if not url.startswith(("http://", "https://")):
+        raise f.error("url", f"expected an http:// or https:// URL, got {shown(url, 60)}")
+    headers = f.get("headers") or {}
+    if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise f.error("headers", "expected a mapping of header name: text")
+    if any(c in f"{k}{v}" for k, v in headers.items() for c in "\r\n\0"):
+        raise f.error("headers", "a header name or value may not hold a line break")
+    allowed = f.get("allowedEnvVars") or []
+    if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
+        raise f.error("allowedEnvVars", "expected a list of variable names")
+    return HttpHook(url, dict(headers), tuple(allowed))
