@@ -18,6 +18,9 @@ the same run on the same machine (never as timed unit tests).
        --entrypoint and vs tini (bench/startstop.py)
 26. /healthz's p50/p99 while the probe port is abused, against the same port quiet
     (bench/probeport.py)
+27-28. a devcontainer.json command's output: a waited stage printing 3 million lines
+    against the same stage silent, and root's CPU under a `yes &` daemon against the
+    daemon's own (bench/lifecycle_output.py)
 """
 
 from __future__ import annotations
@@ -283,6 +286,9 @@ def run_all() -> None:
     import bundle  # bench/bundle.py: the bundle's size, boot, and a Node image's start
 
     bundle.main()
+    import lifecycle_output  # bench/lifecycle_output.py: devcontainer.json output's cost
+
+    lifecycle_output.main()
 
 
 if __name__ == "__main__":

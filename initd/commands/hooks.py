@@ -159,7 +159,9 @@ def _when(config: Config, stage: str) -> str:
     from initd.hooks import devcontainer
 
     once = "once per container" if stage in devcontainer.ONCE else "every start"
-    return f"{once}, {'before the agent' if config.waited(stage) else 'in the background'}"
+    when = "before the agent" if config.waited(stage) else "once the agent is up" \
+        if stage == devcontainer.ATTACH else "in the background"
+    return f"{once}, {when}"
 
 
 def list_devcontainer(config: Config, agent: users.Account, enabled: bool) -> None:
@@ -323,6 +325,7 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
 def served(verb: str, argv: Sequence[str]) -> int:
     """``initd hooks output|rerun ID``: asked of the running hook service."""
     import sys
+    import urllib.parse
 
     from initd.commands import client
 
@@ -333,8 +336,9 @@ def served(verb: str, argv: Sequence[str]) -> int:
                        "wrote it, terminal escapes and all")
     socket_option(p)
     args = p.parse_args(argv)
+    hook = urllib.parse.quote(args.id, safe="")  # (a name, never a second path or header)
     if verb == "output":
-        code, answer = client.call("GET", f"/v1/hooks/{args.id}/output", sock=args.socket)
+        code, answer = client.call("GET", f"/v1/hooks/{hook}/output", sock=args.socket)
         if code == 200 and isinstance(answer, dict) and isinstance(answer.get("output"), str):
             text = answer["output"]
             # What the agent's hooks printed, read by root (an operator at a terminal):
@@ -344,4 +348,4 @@ def served(verb: str, argv: Sequence[str]) -> int:
                 one_line(line.replace("\t", " " * 4)) for line in text.split("\n")))
             return 0
         return client.show(code, answer)
-    return client.show(*client.call("POST", f"/v1/hooks/{args.id}/rerun", sock=args.socket))
+    return client.show(*client.call("POST", f"/v1/hooks/{hook}/rerun", sock=args.socket))

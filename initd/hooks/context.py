@@ -75,6 +75,9 @@ class HookContext(NamedTuple):
     # session hook runs from (taken at boot, before any hook ran).
     snapshots: Snapshots | None = None
     limits: Limits = NO_LIMITS  # the image's for every hook (initd.yaml: hook_limits)
+    # devcontainer.json's containerEnv (dcprocenv.py), for the hooks that run as the agent:
+    # the file is the agent's to write, so never for a run_as: root hook (invariant 8)
+    container_env: tuple[tuple[str, str], ...] = ()
 
     @property
     def state_problem(self) -> str | None:
@@ -157,6 +160,10 @@ def account_for(hook: Hook, ctx: HookContext) -> users.Account:
 
 def environment(hook: Hook, ctx: HookContext,
                 more: dict[str, str] | None = None) -> dict[str, str]:
-    extra = {"DISCOBOT_SESSION_ID": ctx.session_id, "DISCOBOT_WORKSPACE": ctx.workspace,
-             "DISCOBOT_HOOK_TYPE": hook.type, **(more or {}), **HOOK_ENV}
+    """initd's environment, the user's login variables, containerEnv (a hook that runs
+    as the agent), initd's variables for hooks; never a secret."""
+    container = dict(ctx.container_env) if hook.run_as == "user" else {}
+    extra = {**container, "DISCOBOT_SESSION_ID": ctx.session_id,
+             "DISCOBOT_WORKSPACE": ctx.workspace, "DISCOBOT_HOOK_TYPE": hook.type,
+             **(more or {}), **HOOK_ENV}
     return proc.environment(os.environ, account_for(hook, ctx), extra, remove=ctx.secrets)

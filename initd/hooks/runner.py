@@ -1,10 +1,11 @@
 """Run one hook: its own group, stdin, a streamed and capped log, a timeout by group.
 
 stdout and stderr share one pipe, so the log keeps their arrival order. Memory holds only
-a head and a tail for messages (invariant 6); the log file is capped with a marker. The
-runner never waits for a pipe: once the hook's leader has exited (or been stopped) it
-drains for at most DRAIN seconds, so a daemon the hook left holding stdout cannot keep
-it, and at the timeout it stops the whole group (TERM, grace, KILL) and returns.
+a head and a tail for messages (invariant 6); the log file is capped with a marker, and
+past the cap the pipe goes to a drain (pipes.py): root reads no more of it. The runner
+never waits for a pipe: once the hook's leader has exited (or been stopped) it drains for
+at most DRAIN seconds, so a daemon the hook left holding stdout cannot keep it, and at
+the timeout it stops the whole group (TERM, grace, KILL) and returns.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, BinaryIO, NamedTuple, Protocol
+from typing import BinaryIO, NamedTuple, Protocol
 
 from initd import proc
 from initd.errors import InitdError
 from initd.hooks.output import KEEP, Kept, Output
+from initd.hooks.pipes import Plain, Reader, Stream
 from initd.limits import NONE as NO_LIMITS
 from initd.limits import Limits, killed_by
 from initd.users import Account
@@ -34,12 +36,12 @@ RUNNING_MARK_AFTER = 0.05
 
 
 class Keeper(Protocol):
-    """Who keeps what a command leaves running (a dev container's daemons: lifecycle.py):
-    told of the command's session when it starts, and given its output pipe, still
-    held open by them, once the command itself has exited."""
+    """Who keeps what a command leaves running (a dev container's daemons: dcdaemons.py):
+    told of the command's session when it starts, and given its output (the pipe, or
+    its drain), still held open by them, once the command itself has exited."""
 
     def started(self, child: proc.Child) -> None: ...
-    def linger(self, stream: IO[bytes], out: Output) -> None: ...
+    def linger(self, stream: Stream) -> None: ...
 
 
 class Result(NamedTuple):
@@ -119,9 +121,10 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     if keeper is not None:
         keeper.started(child)
     mark = None if on_running is None else (started + RUNNING_MARK_AFTER, on_running)
-    held: list[int] | None = [] if keeper is not None else None
-    timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add},
-                                 started + timeout, grace, cancel, mark, held)
+    held: list[Reader] | None = [] if keeper is not None else None
+    stream = Stream(child.popen.stdout, out, account)
+    timed_out, cancelled = _pump(child, stdin, [stream], started + timeout, grace, cancel,
+                                 mark, held)
     returncode = child.poll()
     assert returncode is not None
     if timed_out:
@@ -136,7 +139,7 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     code = 124 if timed_out else proc.exit_status(returncode)
     result = _result(code, sig, timed_out, cancelled, started, out, None)._replace(limit=limit)
     if held and keeper is not None:  # what it started still writes there: read on
-        keeper.linger(child.popen.stdout, out)
+        keeper.linger(stream)
     else:
         out.close()
     return result
@@ -152,16 +155,16 @@ def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
     return _result(126, None, False, False, started, out, reason)._replace(refused=True)
 
 
-def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[bytes], None]],
+def _pump(child: proc.Child, stdin: bytes | None, streams: Sequence[Reader],
           deadline: float, grace: float, cancel: threading.Event | None,
           mark: tuple[float, Callable[[proc.Child], None]] | None = None,
-          held: list[int] | None = None) -> tuple[bool, bool]:
-    """Move bytes from each pipe to its sink until the hook is done; stop its group at the
-    deadline or on cancel; ``mark`` (when, what) is told about the child at that time if
-    it is still running. Never waits for a pipe: once the leader is gone, at most DRAIN
-    seconds more. With ``held``, a pipe still open then (a daemon the hook left holds
-    it) is not closed but listed there."""
-    readers = dict(sinks)
+          held: list[Reader] | None = None) -> tuple[bool, bool]:
+    """Read each pipe until the hook is done; stop its group at the deadline or on
+    cancel; ``mark`` (when, what) is told about the child at that time if it is still
+    running. Never waits for a pipe: once the leader is gone, at most DRAIN seconds
+    more. With ``held``, a pipe still open then (a daemon the hook left holds it) is not
+    closed but listed there."""
+    readers = list(streams)
     writer = _nonblocking(child.popen.stdin.fileno()) if child.popen.stdin else None
     pending = memoryview(stdin or b"")
     if writer is not None and not pending:
@@ -189,26 +192,21 @@ def _pump(child: proc.Child, stdin: bytes | None, sinks: dict[int, Callable[[byt
             wait = min(wait, 0.1)
         if mark is not None:
             wait = min(wait, max(0.0, mark[0] - now))
-        waits = [*readers, *([child.pidfd] if child.pidfd >= 0 else [])]
+        polled = {reader.fileno(): reader for reader in readers}
+        waits = [*polled, *([child.pidfd] if child.pidfd >= 0 else [])]
         ready = proc.wait_fds(waits, wait, writer)
         if writer is not None and writer in ready:
             writer, pending = _feed(child, writer, pending)
         for fd in ready:
-            if fd in readers:
-                chunk = os.read(fd, 65536)
-                if chunk:
-                    readers[fd](chunk)
-                else:
-                    del readers[fd]  # EOF; the leader may still be running
+            if fd in polled and not polled[fd].read():
+                readers.remove(polled[fd])  # its end; the leader may still be running
     if writer is not None:
         _close_quietly(child)
-    for stream in (child.popen.stdout, child.popen.stderr):
-        if stream is None:
-            continue
-        if held is not None and stream.fileno() in readers:
-            held.append(stream.fileno())  # the caller's to read on
+    for reader in readers:
+        if held is not None:
+            held.append(reader)  # the caller's to read on
         else:
-            stream.close()  # a leftover daemon still writing gets EPIPE, not us stuck
+            reader.close()  # a leftover daemon still writing gets EPIPE, not us stuck
     return timed_out, cancelled
 
 
@@ -228,22 +226,24 @@ class Captured(NamedTuple):
 def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             account: Account | None, timeout: float, stdin: bytes | None = None,
             grace: float = 5.0, cancel: threading.Event | None = None,
-            limits: Limits = NO_LIMITS, stdout_head: int = KEEP) -> Captured:
-    """Run ``argv`` in its own group with stdout and stderr kept apart (bounded: stdout's
-    first ``stdout_head`` bytes, an event hook's answer); the timeout or a cancel stops
-    the whole group. Never raises for what the command does."""
+            limits: Limits = NO_LIMITS, stdout_head: int = KEEP,
+            session: bool = False) -> Captured:
+    """Run ``argv`` in its own group (``session``: a session of its own, without a
+    controlling terminal) with stdout and stderr kept apart (bounded: stdout's first
+    ``stdout_head`` bytes, an event hook's answer); the timeout or a cancel stops the
+    whole group. Never raises for what the command does."""
     started = time.monotonic()
     out, err = Kept(stdout_head), Kept()
     try:
         child = proc.spawn(proc.Spec(
             argv=tuple(argv), env=env, cwd=cwd, account=account,
             stdin=proc.DEVNULL if stdin is None else proc.PIPE,
-            stdout=proc.PIPE, stderr=proc.PIPE, limits=limits))
+            stdout=proc.PIPE, stderr=proc.PIPE, limits=limits, session=session))
     except InitdError as error:
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     assert child.popen.stdout is not None and child.popen.stderr is not None
-    timed_out, cancelled = _pump(child, stdin, {child.popen.stdout.fileno(): out.add,
-                                                child.popen.stderr.fileno(): err.add},
+    timed_out, cancelled = _pump(child, stdin, [Plain(child.popen.stdout, out.add),
+                                                Plain(child.popen.stderr, err.add)],
                                  started + timeout, grace, cancel)
     returncode = child.poll()
     assert returncode is not None

@@ -29,6 +29,7 @@ from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
 from initd.supervisor.workspace import (
     dev_container,
+    devcontainer_phase,
     discover_hooks,
     find_devcontainer,
     find_repo,
@@ -77,11 +78,14 @@ def boot(flags: argparse.Namespace) -> int:
         if repo is not None or serve or devcontainer_json is not None or any(
                 hook.type == "session" for hook in hooks):
             ctx = hook_context(config, account, logger)._replace(snapshots=roots)
+        dev = None if devcontainer_json is None else devcontainer_phase(ctx, logger)
+        if dev is not None and ctx is not None:  # (read first: its containerEnv is theirs)
+            ctx = ctx._replace(container_env=dev.container_env())
         rest.background = session_hooks(hooks, ctx, signals, logger)  # 3. session hooks
         if signals.stop.is_set():  # stopped during the session hooks: never start the agent
             return stopped_at_boot(config, signals, logger)  # (no background hook begun)
-        if devcontainer_json is not None:  # 3b. devcontainer.json's lifecycle commands
-            rest.lifecycle = dev_container(ctx, signals, logger)
+        if dev is not None:  # 3b. devcontainer.json's lifecycle commands
+            rest.lifecycle = dev_container(dev, signals, logger)
         if repo is not None and ctx is not None and not signals.stop.is_set():  # 4. chain
             install_precommit(repo, account, hooks, ctx.session_id, config.secret, logger)
         if signals.stop.is_set():  # stopped during them, or the chain's git: no agent
@@ -123,7 +127,8 @@ def run_agent(config: settings.Settings, account: users.Account | None, rest: Sh
             return config.remapped(128 + signals.stop_signal)
         with log.phase(logger, "agent start"):
             agent.start()
-        code = supervise(agent, signals, logger, service, probes, rest.begin)  # 6-7.
+        code = supervise(agent, signals, logger, service, probes, rest.begin,  # 6-7.
+                         lifecycle.attach if lifecycle is not None else None)
     finally:
         tell(describe(agent, service, "stopping"), service, probes)
         rest.finish()  # the agent first, then its hook service; the rest with them
@@ -179,14 +184,19 @@ def start_probes(config: settings.Settings) -> Probes | None:
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
               service: ServiceChild | None = None, probes: Probes | None = None,
-              stopping: Callable[[], None] | None = None) -> int:
+              stopping: Callable[[], None] | None = None,
+              up: Callable[[], None] | None = None) -> int:
     """Until the agent is done: forward signals, restart by policy, stop on the stop signal.
     The hook service, if any, is kept alive alongside and told of every change; only the
-    agent's fate ends it."""
+    agent's fate ends it. ``up`` is called once, when the agent is first running (ready,
+    with a readiness check): devcontainer.json's postAttachCommand waits for it."""
     children: list[Supervised] = [agent] if service is None else [agent, service]
     while not agent.state.final:
         state = describe(agent, service, "running")
         tell(state, service, probes)
+        if up is not None and state["agent"]["ready"]:
+            up()
+            up = None  # (once)
         fds = [signals.fileno(), *(w.fileno() for child in children for w in child.waitables())]
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
         if state["initd"].get("problems"):  # (look again: they end without waking us)

@@ -49,17 +49,27 @@ def start_service(config: settings.Settings, account: users.Account | None,
         return None
     argv = [sys.executable, "-I", "-m", "initd", "service",
             "--agent-command", json.dumps(list(config.command))]
-    env = proc.environment(os.environ, account,
-                           service_settings(config, ctx.session_id, account),
-                           remove=config.secret)
+    own = service_settings(config, ctx.session_id, account)
+    env = proc.environment(os.environ, account, own, remove=config.secret)
     service = ServiceChild(
-        proc.Spec(argv=tuple(argv), cwd="/", account=account, env=env, stdout=proc.DEVNULL),
+        proc.Spec(argv=tuple(argv), cwd="/", account=account, stdout=proc.DEVNULL,
+                  env=proc.environment(os.environ, account,
+                                       {**container_env(ctx), **own}, remove=config.secret)),
         listener=listener,
-        precommit=precommit_refresh(repo, env),
+        precommit=precommit_refresh(repo, env),  # (root may run it: never containerEnv)
         window=config.restart_window, grace=config.grace, log=logger)
     with log.phase(logger, "hook service start", socket=config.socket):
         service.start()  # the agent does not wait for it: a request made before the
     return service  # service serves waits in the socket's backlog, as during a restart
+
+
+def container_env(ctx: HookContext) -> dict[str, str]:
+    """devcontainer.json's containerEnv, for the hook service and so every hook it runs
+    (they run as the agent: the file is the agent's to write, and root's processes never
+    get it), without the variables initd's settings are read from (SESSION_ID,
+    AGENT_USER, WORKSPACE_PATH): initd's own, even where the service would read them."""
+    read = {name for option in settings.OPTIONS for name in option.env}
+    return {name: value for name, value in ctx.container_env if name not in read}
 
 
 def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str]) -> proc.Spec | None:

@@ -99,35 +99,41 @@ def session_hooks(hooks: tuple[Hook, ...], ctx: HookContext | None, signals: Sig
 def find_devcontainer(config: settings.Settings) -> str | None:
     """The workspace's devcontainer.json, when its lifecycle commands are to run: a
     workspace someone named (or one with hooks), as for the chain (`initd -- cmd` used
-    tini-style in a checkout runs none of them), and not --no-devcontainer. Looked for
-    without importing the parser: a boot without one pays one lstat per place."""
+    tini-style in a checkout runs none of them), and not --no-devcontainer. A boot
+    without one pays two lstats and imports nothing more; with one, the specification's
+    places are looked at in order (dcfile.py: its third, .devcontainer/<folder>/, too)."""
     if not config.devcontainer or not (config.workspace_given or os.path.isdir(
             paths.workspace_hooks(config.workspace))):
         return None
-    for name in (os.path.join(".devcontainer", "devcontainer.json"), ".devcontainer.json"):
-        if os.path.lexists(os.path.join(config.workspace, name)):
-            return name
-    return None
+    if not any(os.path.lexists(os.path.join(config.workspace, name))
+               for name in (".devcontainer", ".devcontainer.json")):
+        return None
+    from initd.hooks import dcfile  # (os, stat and agentfs: no parser)
+
+    found = dcfile.find(config.workspace)
+    return None if found is None else found.path or dcfile.FOLDER
 
 
-def dev_container(ctx: HookContext | None, signals: SignalChannel,
-                  logger: log.Logger) -> Lifecycle | None:
-    """devcontainer.json's lifecycle commands: the stages up to waitFor now, the later
-    ones started in the background (the returned owner stops them, and what they left
-    running, at the end). Every problem is a line; the agent starts whatever happens."""
+def devcontainer_phase(ctx: HookContext | None, logger: log.Logger) -> Lifecycle | None:
+    """devcontainer.json, read and checked before any hook runs: its containerEnv is the
+    session hooks' too. Every problem is a line; the agent starts whatever happens."""
     from initd.hooks import devcontainer, lifecycle
 
     if ctx is None:
         return None
     try:
         config = devcontainer.load(ctx.workspace)
-        phase = None if config is None else lifecycle.prepare(config, ctx)
+        return None if config is None else lifecycle.prepare(config, ctx)
     except Exception as err:  # a bug of ours on what the agent wrote: never fatal
         logger.error("devcontainer.json not run", workspace=ctx.workspace, error=repr(err))
         return None
-    if config is None or phase is None:
-        return None
-    with log.phase(logger, "devcontainer", wait_for=config.wait_for):
+
+
+def dev_container(phase: Lifecycle, signals: SignalChannel, logger: log.Logger) -> Lifecycle:
+    """devcontainer.json's lifecycle commands: the stages up to waitFor now, the later
+    ones started in the background (the returned owner stops them, and what they left
+    running, at the end)."""
+    with log.phase(logger, "devcontainer", wait_for=phase.config.wait_for):
         phase.run_waited(signals.stop)
     if not signals.stop.is_set():
         phase.start_background()

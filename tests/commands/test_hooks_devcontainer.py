@@ -49,7 +49,7 @@ def test_list_shows_each_command_with_its_stage_and_user(tmp_path: Path) -> None
     assert [row[:2] for row in rows] == [
         ["devcontainer", "onCreateCommand"], ["devcontainer", "updateContentCommand"],
         ["devcontainer", "postCreateCommand.db"], ["devcontainer", "postCreateCommand.web"],
-        ["devcontainer", "postStartCommand"]]
+        ["devcontainer", "postStartCommand"], ["devcontainer", "postAttachCommand"]]
     lines = out.stdout.splitlines()
     on_create = next(line for line in lines if " onCreateCommand " in line)
     assert "once per container, before the agent" in on_create
@@ -62,8 +62,9 @@ def test_list_shows_each_command_with_its_stage_and_user(tmp_path: Path) -> None
         "onCreateCommand, updateContentCommand; the later stages run in the background, " \
         "in order; a failed stage stops the ones after it" in lines
     assert "devcontainer: the commands run as root (remoteUser 'root')" in lines
-    assert f"note: {path}: postAttachCommand: not run: it runs each time a tool attaches " \
-        "to the container, and initd attaches nothing" in lines
+    assert "every start, once the agent is up" in next(
+        line for line in lines if "postAttachCommand " in line)
+    assert not [line for line in lines if "not run" in line]
 
 
 def test_list_json(tmp_path: Path) -> None:
@@ -77,8 +78,9 @@ def test_list_json(tmp_path: Path) -> None:
         ("updateContentCommand", None, "array", ["make", "deps"], True, True),
         ("postCreateCommand", "db", "string", ["service postgresql start"], False, True),
         ("postCreateCommand", "web", "array", ["npm", "start"], False, True),
-        ("postStartCommand", None, "string", ["nohup ./serve &"], False, False)]
-    assert data["notRun"] == ["postAttachCommand"]
+        ("postStartCommand", None, "string", ["nohup ./serve &"], False, False),
+        ("postAttachCommand", None, "string", ["code ."], False, False)]
+    assert data["notRun"] == []
     assert data["remoteEnv"] == {"PATH": "${containerEnv:PATH}:/x"}
     assert data["enabled"] is True
     assert json.loads(hooks_cmd(tmp_path / ".devcontainer", "list", "--json").stdout)[
@@ -120,7 +122,7 @@ def test_check_fails_on_a_broken_file_naming_file_and_key(tmp_path: Path) -> Non
     write(tmp_path, FILE)
     out = hooks_cmd(tmp_path, "check")
     assert out.returncode == 0, out.stdout
-    assert out.stdout.splitlines()[-1] == "5 hook(s) valid, 0 error(s)"
+    assert out.stdout.splitlines()[-1] == "6 hook(s) valid, 0 error(s)"  # (6 commands)
 
 
 def test_trust_records_each_stage_and_the_environment(tmp_path: Path) -> None:
@@ -128,10 +130,10 @@ def test_trust_records_each_stage_and_the_environment(tmp_path: Path) -> None:
     out = hooks_cmd(tmp_path, "trust", "--trust-file", str(tmp_path / "trust.json"))
     assert out.returncode == 0, out.stderr
     approved = [line.split(None, 1) for line in out.stdout.splitlines()[:-1]]
-    assert [state for state, _ in approved] == ["new"] * 5
+    assert [state for state, _ in approved] == ["new"] * 6
     assert [label.split(" (")[0] for _, label in approved] == [
         "devcontainer onCreateCommand", "devcontainer updateContentCommand",
         "devcontainer postCreateCommand", "devcontainer postStartCommand",
-        "devcontainer containerEnv and remoteEnv"]
+        "devcontainer postAttachCommand", "devcontainer containerEnv and remoteEnv"]
     again = hooks_cmd(tmp_path, "trust", "--trust-file", str(tmp_path / "trust.json"))
-    assert [line.split()[0] for line in again.stdout.splitlines()[:-1]] == ["unchanged"] * 5
+    assert [line.split()[0] for line in again.stdout.splitlines()[:-1]] == ["unchanged"] * 6

@@ -61,7 +61,8 @@ def test_every_command_form(tmp_path: Path) -> None:
     assert ids[:2] == ["devcontainer-oncreatecommand", "devcontainer-updatecontentcommand"]
     assert ids[2].startswith("devcontainer-postcreatecommand-db-") and len(set(ids)) == 4
     assert config.wait_for == "updateContentCommand"
-    assert [config.waited(s) for s in devcontainer.STAGES] == [True, True, False, False]
+    assert [config.waited(s) for s in devcontainer.STAGES] == [True, True, False, False,
+                                                                False]
 
 
 def test_keys_that_clean_to_one_name_keep_apart(tmp_path: Path) -> None:
@@ -159,11 +160,13 @@ def test_which_file_and_what_is_not_run_is_said(tmp_path: Path) -> None:
     assert problems(config) == [
         ("initializeCommand", NOTE, "not run: it runs on the host before the container is "
          "created, which is the dev container tool's job (initd runs inside)"),
-        ("postAttachCommand", NOTE, "not run: it runs each time a tool attaches to the "
-         "container, and initd attaches nothing"),
         (None, NOTE, f"ignored: {config.path} comes first")]
     assert config.problems[-1].path == str(tmp_path / ".devcontainer.json")
-    assert config.ignored == ("initializeCommand", "postAttachCommand")
+    assert config.ignored == ("initializeCommand",)
+    # postAttachCommand runs, last, never waited for (the agent is what attaches)
+    assert [s.key for s in config.stages] == ["onCreateCommand", "postAttachCommand"]
+    assert config.stages[1].commands[0].args == ("code", ".")
+    assert not config._replace(wait_for="postStartCommand").waited("postAttachCommand")
     assert config.errors == ()
 
 
@@ -171,9 +174,10 @@ def test_wait_for() -> None:
     def waited(wait_for: str) -> list[bool]:
         config = Config("f", "/ws", wait_for=wait_for)
         return [config.waited(s) for s in devcontainer.STAGES]
-    assert waited("onCreateCommand") == [True, False, False, False]
-    assert waited("postStartCommand") == [True] * 4
-    assert waited("initializeCommand") == [False] * 4  # (it is the host's: nothing waits)
+    # (the fifth, postAttachCommand, is never waited for: it runs once the agent is up)
+    assert waited("onCreateCommand") == [True, False, False, False, False]
+    assert waited("postStartCommand") == [True] * 4 + [False]
+    assert waited("initializeCommand") == [False] * 5  # (it is the host's: nothing waits)
 
 
 def test_variables() -> None:

@@ -9,6 +9,7 @@ import os
 import pwd
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -259,7 +260,7 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
         cmdline = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\\0", b" ").decode()
     except OSError:
         continue
-    if "dc-daemon" in cmdline or "sleep 987" in cmdline:
+    if "dc-daemon" in cmdline or "sleep 98" in cmdline:
         left.append(cmdline)
 print("left:", left, flush=True)
 """
@@ -276,6 +277,7 @@ def test_a_daemon_a_command_starts_outlives_its_shell_and_is_stopped_with_initd(
     devcontainer(ws, {"postStartCommand":
                       f"nohup sh -c \"{daemon}\" dc-daemon & "
                       "setsid sh -c \"trap '' TERM; exec sleep 987\" > /dev/null 2>&1 & "
+                      "sleep 986 > /dev/null 2>&1 & "
                       "echo started >> seq"})
     (ws / "agent.py").write_text(textwrap.dedent(DAEMON_AGENT))
     (ws / "left.py").write_text(textwrap.dedent(LIST_LEFT))
@@ -291,7 +293,7 @@ def test_a_daemon_a_command_starts_outlives_its_shell_and_is_stopped_with_initd(
     said = [json.loads(line) for line in out.stderr.splitlines() if line.startswith("{")]
     [stopped] = [e for e in said if e.get("event") == "devcontainer: stopped what its "
                  "commands left running"]
-    assert stopped["processes"] >= 2  # the daemon's shell and its sleep
+    assert stopped["processes"] >= 2  # the daemon's shell and sleep 986 (and its sleep)
     ticks = Path(status(state)["devcontainer-poststartcommand"]["outputPath"]).read_text()
     assert ticks.count("tick") > 5  # its output, read on into the command's log
 
@@ -406,16 +408,51 @@ def test_users(ws: Path, state: Path, agent_user: pwd.struct_passwd) -> None:
 
 
 def test_what_initd_does_not_run_is_said_without_v(ws: Path, state: Path) -> None:
-    path = devcontainer(ws, {"initializeCommand": "docker pull x", "postAttachCommand": "x",
-                             "onCreateCommand": "true"})
+    path = devcontainer(ws, {"initializeCommand": "docker pull x", "onCreateCommand": "true"})
     init = run(["--log-format", "json", "--workspace", str(ws), "--state-dir", str(state),
                 "--hooks-dir", str(state / "none"), "--no-service", "--", "true"])
     assert init.code == 0, init.stderr
     assert [e["event"] for e in logged(init) if e.get("level") == "warning"] == [
         f"devcontainer: {path}: initializeCommand: not run: it runs on the host before the "
-        "container is created, which is the dev container tool's job (initd runs inside)",
-        f"devcontainer: {path}: postAttachCommand: not run: it runs each time a tool "
-        "attaches to the container, and initd attaches nothing"]
+        "container is created, which is the dev container tool's job (initd runs inside)"]
+
+
+def test_post_attach_runs_last_once_the_agent_is_up(ws: Path, state: Path) -> None:
+    """postAttachCommand: after postStartCommand (waited for here), and only once the agent
+    has started: initd's log says the agent started before the command was spawned (the
+    supervisor tells the stage after the agent's start, in that order), and the agent sees
+    it run. Once per boot: a second boot runs it again."""
+    devcontainer(ws, {"postStartCommand": "echo postStartCommand >> seq",
+                      "postAttachCommand": "echo postAttachCommand >> seq",
+                      "waitFor": "postStartCommand"})
+    agent = f"cd {ws} && " + WAIT_LINE.format(line="postAttachCommand")
+    for start in (1, 2):
+        init = boot(ws, state, "sh", "-c", agent)
+        assert init.code == 0, init.stderr
+        said = events(init)
+        agent_started = next(i for i, e in enumerate(logged(init))
+                             if e.get("event") == "started" and e.get("service") == "agent")
+        ran = said.index("devcontainer postAttachCommand succeeded")
+        assert agent_started < ran, said
+        assert seq(ws) == ["postStartCommand", "postAttachCommand"] * start
+    assert status(state)["devcontainer-postattachcommand"]["lastResult"] == "success"
+
+
+def test_post_attach_waits_for_the_agents_readiness(ws: Path, state: Path) -> None:
+    """With a readiness check the agent is up once ready: postAttachCommand runs after the
+    agent's port answers (the agent writes its line before it listens)."""
+    with socket.socket() as probe:  # a free port, for the agent to listen on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    listen = ("import socket, time, os; open('seq', 'a').write('agent\\n'); "
+              f"s = socket.socket(); s.bind(('127.0.0.1', {port})); s.listen(); "
+              "[time.sleep(0.05) for _ in range(400) if 'postAttachCommand' not in "
+              "open('seq').read()]")
+    devcontainer(ws, {"postAttachCommand": "echo postAttachCommand >> seq"})
+    init = boot(ws, state, "sh", "-c", f"cd {ws} && exec {sys.executable} -c \"{listen}\"",
+                more=("--ready-port", str(port)))
+    assert init.code == 0, init.stderr
+    assert seq(ws) == ["agent", "postAttachCommand"]
 
 
 def test_a_boot_without_a_devcontainer_json_never_imports_its_parser(

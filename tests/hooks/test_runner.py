@@ -9,6 +9,7 @@ and a tail; ``run`` never waits on a pipe a leftover daemon holds open.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -156,15 +157,22 @@ def test_on_line_splits_an_endless_line_at_line_max(tmp_path: Path) -> None:
 
 
 def test_cap_exactly_reached_is_not_truncated(tmp_path: Path) -> None:
-    """Output of exactly ``cap`` bytes is kept whole, with no marker; one more is dropped."""
+    """Output of exactly ``cap`` bytes is kept whole, with no marker; one more comes after
+    a marker (the log ends with the output's end), and more than KEEP beyond the cap
+    drops what lies between."""
     exact = run(tmp_path, hook(tmp_path, "printf 0123456789\n"), cap=10)
     assert not exact.truncated
     assert log(tmp_path) == b"0123456789"
     over = run(tmp_path, hook(tmp_path, "printf 0123456789X\n"), cap=10)
     assert over.truncated
-    assert log(tmp_path) == (
-        b"0123456789\n[initd: output truncated at 10 bytes; 1 more bytes dropped]\n")
+    assert log(tmp_path) == b"0123456789\n[initd: output past 10 bytes; its last 1 bytes " \
+        b"follow]\nX"
     assert over.head == b"0123456789X"  # memory still has the whole (short) output
+    (tmp_path / "data").write_bytes(b"a" * 10 + b"b" * 5 + b"c" * output.KEEP)
+    far = run(tmp_path, hook(tmp_path, "cat data\n"), cap=10)  # one write: root reads all
+    assert log(tmp_path) == b"a" * 10 + b"\n[initd: output truncated at 10 bytes; 5 more " \
+        b"bytes dropped; its last 32768 bytes follow]\n" + b"c" * output.KEEP
+    assert far.truncated and far.tail.endswith(b"c")
 
 
 @pytest.mark.timeout(150)
@@ -180,11 +188,12 @@ def test_a_gigabyte_of_output_is_capped_in_the_log_and_in_memory(tmp_path: Path)
     assert result.ok, result
     assert result.truncated
     data = log(tmp_path)
-    marker = data[cap:]
     assert data[:cap] == b"\0" * cap
-    dropped = total + len(b"END\n") - cap
-    assert marker == (f"\n[initd: output truncated at {cap} bytes; {dropped} more bytes "
-                      "dropped]\n").encode()
+    # past the cap a drain read the rest (pipes.py): the log ends with its last KEEP bytes
+    marker, end = data[cap:].split(b"]\n", 1)
+    assert re.fullmatch(rb"\n\[initd: output truncated at 1048576 bytes; (at least )?\d+ "
+                        rb"more bytes dropped; its last 32768 bytes follow", marker), marker
+    assert end == b"\0" * (32768 - 4) + b"END\n"
     assert len(result.head) <= 32768
     assert len(result.tail) <= 32768
     assert result.head == b"\0" * len(result.head)
