@@ -15,6 +15,9 @@ all: test
 
 system-packages:
 	@tools/system-packages.sh $(SYSTEM_PACKAGES)
+	@# node and npm, for the hook managers' conformance tests (husky, lefthook, …): Debian's
+	@# when there is none (an image may have NodeSource's nodejs, which carries npm)
+	@command -v npm >/dev/null || tools/system-packages.sh nodejs npm
 
 # compat mode: a plain path in a .pth file; the default editable finder imports pathlib,
 # re and urllib at every interpreter start, which PID 1 would carry for its whole life.

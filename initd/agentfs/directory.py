@@ -127,8 +127,9 @@ class Dir:
                     self.owner is not None and info.st_uid != self.owner[0]):
                 raise Unsafe(errno.EPERM, f"{self.where(name)}: not a regular file of the "
                                           "owner's: not written")
-            os.write(fd, data)
-            if sync:
+            if os.write(fd, data) != len(data):  # (a full disk takes a part: said, so that
+                raise OSError(errno.ENOSPC, f"{self.where(name)}: written in part")  # the
+            if sync:  # writer knows its line was cut short)
                 os.fdatasync(fd)
         finally:
             os.close(fd)
@@ -200,6 +201,33 @@ class Dir:
             pass
         except IsADirectoryError:
             self.rename(name, f".{name}.unsafe.{os.urandom(4).hex()}")
+
+    def move(self, name: str, to: Dir, new: str) -> None:
+        """``name`` here becomes ``new`` in ``to`` (another open directory of the same
+        tree): a rename, so bytes, mode and owner stay; a link is moved, never followed."""
+        check_name(name)
+        check_name(new)
+        os.rename(name, new, src_dir_fd=self.fd, dst_dir_fd=to.fd)
+
+    def rmdir(self, name: str) -> None:
+        """The empty directory ``name`` gone (a link there is refused, not followed)."""
+        check_name(name)
+        try:
+            os.rmdir(name, dir_fd=self.fd)
+        except FileNotFoundError:
+            pass
+
+    def names(self, limit: int) -> list[tuple[str, bool]]:
+        """Each entry's name and whether it is a symbolic link (from the directory itself:
+        nothing is followed or opened); Unsafe past ``limit`` entries, so that a directory
+        of a million names costs root neither the time nor the memory to read it."""
+        found: list[tuple[str, bool]] = []
+        with os.scandir(self.fd) as entries:
+            for entry in entries:
+                if len(found) == limit:
+                    raise Unsafe(errno.EFBIG, f"{self.path}: over {limit} entries: not read")
+                found.append((entry.name, entry.is_symlink()))
+        return found
 
     def mtime_ns(self, name: str) -> int | None:
         """When ``name`` itself (not what a link names) last changed; None if missing."""

@@ -30,10 +30,12 @@ def parser() -> Parser:
     verbs = p.add_subparsers(dest="verb", required=True, metavar="install|uninstall|run",
                              parser_class=Parser)
     install = verbs.add_parser("install", parents=[common], help="install or refresh it")
-    install.add_argument("--user", metavar="NAME", help="the agent user who will commit "
-                         "(INITD_USER, AGENT_USER): trusted for this repository")
-    verbs.add_parser("uninstall", parents=[common], help="remove it; restore the "
-                     "repository's own hook")
+    uninstall = verbs.add_parser("uninstall", parents=[common], help="remove it; restore "
+                                 "the repository's own hook and core.hooksPath")
+    for verb in (install, uninstall):
+        verb.add_argument("--user", metavar="NAME", help="the agent user who will commit "
+                          "(INITD_USER, AGENT_USER): git reads the repository as that user"
+                          + ("; trusted for this repository" if verb is install else ""))
     run = verbs.add_parser("run", parents=[common], help="run pre-commit hooks (the "
                            "installed script calls this)")
     run.add_argument("ids", nargs="+", metavar="ID")

@@ -88,7 +88,7 @@ class SupervisorLink:
 
     def refresh_precommit(self) -> str:
         """Root rewrites the managed pre-commit chain from the hooks as they are now;
-        a refusal (say, a pre-commit.original in the way) raises InitdError."""
+        a refusal (say, a hooks directory too big to take over) raises InitdError."""
         reply = self.request("precommit")
         if "error" in reply:
             raise InitdError(str(reply["error"]))

@@ -113,7 +113,7 @@ def test_existing_hook_is_preserved_and_runs_first(repo: Path, tmp_path: Path,
     assert "moved to" in install(repo, sid).stdout
     assert commit(repo).returncode == 0
     assert trail.read_text().splitlines() == ["own 0 ", "10-a.sh"]
-    backup = repo / ".git" / "hooks" / "pre-commit.original"
+    backup = repo / ".git" / "initd" / "own" / "pre-commit"  # its own name, aside
     assert backup.read_bytes() == before
     # its stdin and arguments reach it; its exit code stops the chain
     script = repo / ".git" / "hooks" / "pre-commit"
@@ -129,21 +129,46 @@ def test_reinstall_is_idempotent(repo: Path, tmp_path: Path, sid: str) -> None:
     trail_hook(repo, "10-a.sh", tmp_path / "trail")
     install(repo, sid)
     first = (repo / ".git" / "hooks" / "pre-commit").read_bytes()
-    backup = (repo / ".git" / "hooks" / "pre-commit.original").read_bytes()
+    backup = (repo / ".git" / "initd" / "own" / "pre-commit").read_bytes()
     assert install(repo, sid).returncode == 0
     assert (repo / ".git" / "hooks" / "pre-commit").read_bytes() == first
-    assert (repo / ".git" / "hooks" / "pre-commit.original").read_bytes() == backup
+    assert (repo / ".git" / "initd" / "own" / "pre-commit").read_bytes() == backup
 
 
-def test_an_existing_backup_is_never_overwritten(repo: Path, sid: str) -> None:
+def test_an_own_hook_written_over_the_chain_is_taken_over_and_the_older_kept(
+        repo: Path, tmp_path: Path, sid: str) -> None:
+    """A tool that writes its hook over the chain (simple-git-hooks does) while an own
+    hook is kept: the new one runs first from the next install; the older one, which that
+    tool discarded, is kept (never overwritten), not run, and said so."""
+    trail = tmp_path / "trail"
     hooks = repo / ".git" / "hooks"
-    (hooks / "pre-commit").write_text("#!/bin/sh\necho mine\n")
-    (hooks / "pre-commit.original").write_text("#!/bin/sh\necho older\n")
+    (hooks / "pre-commit").write_text(f"#!/bin/sh\necho older >> {trail}\n")
+    (hooks / "pre-commit").chmod(0o755)
+    trail_hook(repo, "10-a.sh", trail)
+    assert install(repo, sid).returncode == 0
+    (hooks / "pre-commit").write_text(f"#!/bin/sh\necho newer >> {trail}\n")
     out = install(repo, sid)
-    assert out.returncode == 125
-    assert "refusing to install" in out.stderr and "initd precommit install" in out.stderr
-    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\necho mine\n"
-    assert (hooks / "pre-commit.original").read_text() == "#!/bin/sh\necho older\n"
+    assert out.returncode == 0, out.stderr
+    assert "kept, not run" in out.stdout
+    assert commit(repo).returncode == 0
+    assert trail.read_text().split() == ["newer", "10-a.sh"]
+    kept = repo / ".git" / "initd" / "pre-commit.replaced"
+    assert kept.read_text() == f"#!/bin/sh\necho older >> {trail}\n"
+
+
+def test_a_backup_of_an_earlier_initd_becomes_the_own_hook(repo: Path, tmp_path: Path,
+                                                           sid: str) -> None:
+    """initd used to keep the own hook as pre-commit.original beside its chain."""
+    trail = tmp_path / "trail"
+    trail_hook(repo, "10-a.sh", trail)
+    install(repo, sid)
+    original = repo / ".git" / "hooks" / "pre-commit.original"
+    original.write_text(f"#!/bin/sh\necho \"$(basename \"$0\")\" >> {trail}\n")
+    original.chmod(0o755)
+    assert install(repo, sid).returncode == 0
+    assert not original.exists()
+    assert commit(repo).returncode == 0
+    assert trail.read_text().split() == ["pre-commit", "10-a.sh"]
 
 
 def test_uninstall_restores_the_original_exactly(repo: Path, sid: str) -> None:
@@ -157,7 +182,7 @@ def test_uninstall_restores_the_original_exactly(repo: Path, sid: str) -> None:
     assert out.returncode == 0, out.stderr
     assert own.read_bytes() == b"#!/bin/sh\n# \xff odd bytes\nexit 0\n"
     assert stat.S_IMODE(own.stat().st_mode) == 0o741
-    assert not (repo / ".git" / "hooks" / "pre-commit.original").exists()
+    assert not (repo / ".git" / "initd").exists()
 
 
 def test_uninstall_without_original_removes_the_script(repo: Path, sid: str) -> None:
@@ -168,20 +193,37 @@ def test_uninstall_without_original_removes_the_script(repo: Path, sid: str) -> 
 
 
 @pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
-def test_a_core_hooks_path_outside_the_git_dir_is_refused(repo: Path, tmp_path: Path,
-                                                          sid: str, absolute: bool) -> None:
-    """initd writes only inside the repository's real git dir (invariant 8: the agent sets
-    core.hooksPath), and says how to get the chain: unset it."""
+def test_a_core_hooks_path_is_overlaid_and_put_back(repo: Path, tmp_path: Path, sid: str,
+                                                    absolute: bool) -> None:
+    """core.hooksPath set (a committed .githooks, a shared directory): initd writes nothing
+    there; the repository's core.hooksPath names initd's overlay, which runs that
+    directory's hooks in place (pre-commit first, the others forwarded), and uninstall
+    puts the setting back exactly."""
     target = tmp_path / "shared-hooks" if absolute else repo / ".githooks"
-    git(repo, "config", "core.hooksPath", str(target) if absolute else ".githooks")
-    trail_hook(repo, "10-a.sh", tmp_path / "trail")
-    out = subprocess.run([*INITD, "precommit", "install", "--workspace", str(repo),
-                          "--session-id", sid], capture_output=True, text=True)
-    assert out.returncode == 125, out.stderr
-    assert "outside the repository's git dir" in out.stderr
-    assert "git config --unset-all core.hooksPath" in out.stderr
-    assert not (target / "pre-commit").exists()
-    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    target.mkdir()
+    trail = tmp_path / "trail"
+    for name in ("pre-commit", "commit-msg"):
+        (target / name).write_text(f'#!/bin/sh\necho "$(basename "$0")" >> {trail}\n')
+        (target / name).chmod(0o755)
+    value = str(target) if absolute else ".githooks"
+    git(repo, "config", "core.hooksPath", value)
+    config = (repo / ".git" / "config").read_bytes()
+    listing = sorted(os.listdir(target))
+    trail_hook(repo, "10-a.sh", trail)
+    out = install(repo, sid)
+    assert out.returncode == 0, out.stderr
+    assert "core.hooksPath" in out.stdout
+    overlay = repo / ".git" / "initd" / "hooks"
+    assert git(repo, "config", "core.hooksPath").stdout.strip() == str(overlay)
+    assert commit(repo, "tracked.txt").returncode == 0
+    assert trail.read_text().split() == ["pre-commit", "10-a.sh", "commit-msg"]
+    assert sorted(os.listdir(target)) == listing
+    assert install(repo, sid).returncode == 0  # again: the overlay is refreshed, kept
+    out = subprocess.run([*INITD, "precommit", "uninstall", "--workspace", str(repo)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (repo / ".git" / "config").read_bytes() == config
+    assert not (repo / ".git" / "initd").exists()
 
 
 def test_a_linked_worktree_commit_runs_the_hooks(repo: Path, tmp_path: Path, sid: str) -> None:
@@ -316,7 +358,7 @@ def test_script_and_backup_belong_to_the_repository_owner(repo: Path, sid: str) 
     own.chmod(0o755)
     subprocess.run(["chown", "-R", "65534:65534", str(repo / ".git")], check=True)
     assert install(repo, sid).returncode == 0
-    for path in (own, repo / ".git" / "hooks" / "pre-commit.original"):
+    for path in (own, repo / ".git" / "initd" / "own" / "pre-commit"):
         assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
     assert precommit.is_managed(str(own))
 

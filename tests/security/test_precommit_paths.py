@@ -32,10 +32,11 @@ def test_a_linked_hooks_directory_is_refused(boot, agent: Agent, ws: Path,
 
 
 @pytest.mark.parametrize("where", ["canary", "image"])
-def test_a_hooks_path_outside_the_git_dir_is_refused(boot, agent: Agent, ws: Path,
-                                                     canary: Canary, image: str,
-                                                     where: str) -> None:
-    """core.hooksPath at a root directory: the image's own hooks, or anything of root's."""
+def test_a_hooks_path_at_a_root_directory_is_overlaid_never_written(
+        boot, agent: Agent, ws: Path, canary: Canary, image: str, where: str) -> None:
+    """core.hooksPath at a root directory (the image's own hooks, or anything of root's):
+    root writes nothing there; the repository's core.hooksPath names initd's overlay in
+    its git dir, whose scripts the agent's commits run, as the agent."""
     target = canary.sub if where == "canary" else Path(image)
     before = sorted(os.listdir(image))
     as_agent(agent, f"git -C {ws} config core.hooksPath {target}")
@@ -43,8 +44,10 @@ def test_a_hooks_path_outside_the_git_dir_is_refused(boot, agent: Agent, ws: Pat
     assert init.wait() == 0, init.stderr
     assert canary.changes() == []
     assert sorted(os.listdir(image)) == before
-    [line] = [line for line in chain_lines(init.stderr) if "not installed" in line]
-    assert "core.hooksPath" in line and "outside" in line
+    assert not [line for line in chain_lines(init.stderr) if "not installed" in line]
+    overlay = ws / ".git" / "initd" / "hooks"
+    assert as_agent(agent, f"git -C {ws} config core.hooksPath").stdout.strip() == str(overlay)
+    assert (overlay / "pre-commit").stat().st_uid == agent.uid
 
 
 def test_a_predictable_temporary_name_is_no_way_in(boot, agent: Agent, ws: Path,
