@@ -7,7 +7,6 @@ import os
 import pwd
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -32,10 +31,9 @@ def run(argv: list[str], lim: Limits, account: users.Account | None = None,
 
 
 def test_a_hook_spinning_past_its_cpu_limit_is_killed_and_said_so() -> None:
-    started = time.monotonic()
+    # (a spin the limit never stopped would run past run()'s deadline)
     code, _ = run(["sh", "-c", "while :; do :; done"], Limits(cpu=1))
     assert code == -signal.SIGXCPU
-    assert time.monotonic() - started < 10
     assert limits.killed_by(code, Limits(cpu=1)) == "its cpu limit (1 s of CPU)"
     assert limits.killed_by(code, limits.NONE) is None  # not a limit of ours
 

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import psutil
@@ -13,6 +14,7 @@ import pytest
 
 from initd import proc, users
 from initd.errors import InitdError
+from tests.support.harness import wait_for
 
 
 def spawn(script: str, **kw: object) -> proc.Child:
@@ -29,7 +31,8 @@ def open_fds() -> int:
 def test_stop_leaves_no_process_and_no_fd(script: str) -> None:
     before = open_fds()
     child = spawn(script)
-    time.sleep(0.1)
+    if "sleep" in script:  # set up (its trap set, its sleep started), not stopped before
+        wait_for(lambda: "sleep" in _names(child.pgid), what="the sleep")
     group = [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == child.pgid]
     proc.stop(child, signal.SIGTERM, grace=0.3)
     # Dead; a KILLed grandchild may be a zombie a moment longer, awaiting its reaper.
@@ -38,13 +41,23 @@ def test_stop_leaves_no_process_and_no_fd(script: str) -> None:
 
 
 def test_stop_returns_at_the_deadline_although_a_grandchild_holds_the_pipe() -> None:
-    child = spawn("trap '' TERM; (trap '' TERM; exec sleep 30) & exec sleep 30",
+    child = spawn("trap '' TERM; (trap '' TERM; exec sleep 1000) & exec sleep 1000",
                   stdout=proc.PIPE)
-    time.sleep(0.1)
+    # both execs done: the leader and the grandchild both ignore TERM from here on
+    wait_for(lambda: _names(child.pgid) == ["sleep", "sleep"], what="both sleeps")
+    done: list[int] = []
     started = time.monotonic()
-    code = proc.stop(child, signal.SIGTERM, grace=0.5)
-    assert code == -signal.SIGKILL
-    assert time.monotonic() - started < 2
+    worker = threading.Thread(target=lambda: done.append(
+        proc.stop(child, signal.SIGTERM, grace=0.5)), daemon=True)
+    worker.start()
+    # A stop that waited on the pipe would wait for the grandchild's sleep (1000 s): one
+    # that returns by this deadline did not.
+    worker.join(30)
+    if not done:
+        os.killpg(child.pgid, signal.SIGKILL)
+        pytest.fail("proc.stop went on past its deadline")
+    assert done == [-signal.SIGKILL]  # the grace ran out: KILL, as TERM was ignored
+    assert time.monotonic() - started >= 0.5  # the grace was given first
 
 
 def test_exec_failures_map_to_126_and_127(tmp_path) -> None:
@@ -100,3 +113,15 @@ def test_credentials_are_changed_unless_they_are_exactly_ours_already() -> None:
     assert groups(me) == {me.gid, *os.getgroups()}
     other = me._replace(groups=(me.gid, 4, 27))  # the same uid and gid: other groups
     assert groups(other) == {me.gid, 4, 27}
+
+
+def _names(pgid: int) -> list[str]:
+    """The names of the live (not zombie) members of process group ``pgid``."""
+    names = []
+    for p in psutil.process_iter(["pid"]):
+        try:
+            if _pgid(p.pid) == pgid and p.status() != psutil.STATUS_ZOMBIE:
+                names.append(p.name())
+        except psutil.Error:
+            continue  # gone while we looked
+    return sorted(names)

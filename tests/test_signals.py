@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import time
@@ -41,11 +42,9 @@ def test_every_signal_in_one_run_as_subreaper(initd) -> None:
 def test_stop_signal_is_graceful(initd, sig: int) -> None:
     init = initd(["--grace", "20", "--", *PRINT_SIGNALS, "--exit-on", signal.Signals(sig).name])
     init.expect(r"^ready")
-    sent = time.monotonic()
     init.signal(sig)
     init.expect(rf"^{int(sig)}$")
     assert init.wait() == 0  # the agent exited 0 by itself: no KILL was needed
-    assert time.monotonic() - sent < 10
 
 
 def test_stop_signal_exit_code_is_cmds(initd) -> None:
@@ -61,8 +60,9 @@ def test_cmd_ignoring_term_is_killed_after_grace(initd) -> None:
     sent = time.monotonic()
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGKILL
-    took = time.monotonic() - sent
-    assert 1.5 <= took < 6, took
+    # the grace was given (a lower bound: a busy host only makes it longer); that it ended
+    # at all is init.wait's deadline, and KILL its exit code
+    assert time.monotonic() - sent >= 1.5
 
 
 def test_job_control_signals_are_ignored_by_pid1(initd) -> None:
@@ -70,7 +70,10 @@ def test_job_control_signals_are_ignored_by_pid1(initd) -> None:
     init.expect(r"^ready")
     for sig in (signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
         init.signal(sig)
-    time.sleep(0.2)
+    # sent after them: passed on only by an initd they did not stop (a stopped one never
+    # gets to it), so the look below comes after they were dealt with, not after a nap
+    init.signal(signal.SIGUSR1)
+    init.expect(rf"^{int(signal.SIGUSR1)}$")
     assert psutil.Process(init.init_pid).status() != psutil.STATUS_STOPPED
     init.signal(signal.SIGTERM)
     assert init.wait() == 0
@@ -96,14 +99,12 @@ def test_every_signal_is_passed_on_while_stopping(initd) -> None:
     armed the KILL, and CMD ends the stop itself (here on USR2) before it."""
     init = initd(["--grace", "20", "--", *PRINT_SIGNALS, "--exit-on", "SIGUSR2"])
     init.expect(r"^ready")
-    sent = time.monotonic()
     for sig in (signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP, signal.SIGINT,
                 signal.SIGTERM):
         init.signal(sig)
         init.expect(rf"^{int(sig)}$")
     init.signal(signal.SIGUSR2)
-    assert init.wait() == 0
-    assert time.monotonic() - sent < 10  # no KILL: CMD decided
+    assert init.wait() == 0  # no KILL (that would be 137): CMD decided
 
 
 RECORDS_SIGNALS = """
@@ -139,6 +140,10 @@ def test_signals_that_come_with_the_stop_signal_are_passed_on_too(initd) -> None
     sent = {signal.SIGTERM, signal.SIGUSR2, signal.SIGUSR1}
     supervisor.suspend()
     try:
+        # stopped before they come (STOP is taken after lower-numbered signals already
+        # pending: on a busy host it could handle them first, and none would stay pending)
+        wait_for(lambda: supervisor.status() == psutil.STATUS_STOPPED,
+                 what="the supervisor stopped")
         for sig in sorted(sent):
             init.signal(sig)
         wait_for(lambda: sent <= _pending(supervisor.pid), what="all three passed on")
@@ -164,15 +169,20 @@ def test_int_is_passed_on_and_cmd_keeps_running(initd) -> None:
 
 @pytest.mark.parametrize("spelling", ["INT", "SIGINT", "2"])
 def test_stop_signal_option_makes_another_signal_the_stop(initd, spelling: str) -> None:
-    init = initd(["--stop-signal", spelling, "--grace", "1.5", "--", *PRINT_SIGNALS,
-                  "--ignore", "SIGINT"])
+    init = initd(["-v", "--log-format", "json", "--stop-signal", spelling, "--grace", "1.5",
+                  "--", *PRINT_SIGNALS, "--ignore", "SIGINT"])
     init.expect(r"^ready")
     init.signal(signal.SIGTERM)  # passed on, not a stop
     init.expect(rf"^{int(signal.SIGTERM)}$")
     sent = time.monotonic()
     init.signal(signal.SIGINT)  # ignored by CMD: KILL after the grace
+    # KILL: INT armed a stop (passed on only, CMD would never end: init.wait's deadline)
     assert init.wait() == 128 + signal.SIGKILL
-    assert 1.5 <= time.monotonic() - sent < 6
+    # ...and TERM did not: the one stop initd logged is INT's
+    stops = [e["signal"] for e in (json.loads(line) for line in init.stderr.splitlines()
+                                   if line.startswith("{")) if e.get("event") == "agent stop"]
+    assert stops == ["SIGINT"], init.stderr[-3000:]
+    assert time.monotonic() - sent >= 1.5  # the grace was given (load only lengthens it)
 
 
 @pytest.mark.parametrize("value", ["KILL", "STOP", "CHLD", "NOPE", "0", "99"])

@@ -110,10 +110,10 @@ def test_no_answer_ends_within_the_timeout_once(server: Server) -> None:
     server.hang = True
     started = time.monotonic()
     code, out, err, _ = probe("ready", "--socket", server.path, "--timeout", "0.5")
+    assert time.monotonic() - started >= 0.5  # the timeout was waited (a hang: probe's deadline)
     assert code == 125 and out == ""
     assert f"no answer from the hook service at {server.path} within 0.5s" in err
-    assert len(server.requests) == 1
-    assert time.monotonic() - started < 10  # (one 0.5 s wait, not two; generous bound)
+    assert len(server.requests) == 1  # one wait, not two: no second try
 
 
 def test_no_service_there_is_one_line(tmp_path: Path) -> None:

@@ -178,10 +178,9 @@ def test_podman_stop_is_graceful_and_the_code_is_the_agents(image: Adopted) -> N
     c = image.run()
     try:
         c.ready()
-        started = time.monotonic()
         assert podman("stop", "-t", "20", c.name, timeout=60).returncode == 0
-        assert time.monotonic() - started < 10  # TERM did it, no KILL at -t 20
-        assert c.exit_code() == 143  # the agent died of the TERM initd passed on
+        # the agent died of the TERM initd passed on: no KILL at -t 20 (that is 137)
+        assert c.exit_code() == 143
         assert "Traceback" not in c.logs()
     finally:
         c.remove()

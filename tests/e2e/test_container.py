@@ -4,7 +4,6 @@ container runtime would, and everything is checked from outside, or with podman 
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -107,10 +106,8 @@ def test_podman_stop_is_graceful_and_the_exit_code_is_the_agents(run, remap: lis
                                                                  code: int) -> None:  # type: ignore[no-untyped-def]
     c = run(*remap, cmd=API)
     c.ready()
-    started = time.monotonic()
     assert podman("stop", "-t", "20", c.name, timeout=60).returncode == 0
-    assert time.monotonic() - started < 10  # TERM did it: no SIGKILL at -t 20
-    assert c.exit_code() == code
+    assert c.exit_code() == code  # TERM did it: a SIGKILL at -t 20 would be 137
 
 
 def test_podman_kill_usr1_reaches_the_agent(run) -> None:  # type: ignore[no-untyped-def]
@@ -243,10 +240,8 @@ def test_podman_kube_play_of_the_manifest_and_a_graceful_pod_stop(tmp_path) -> N
         assert hooks["10-system-deps"]["lastResult"] == "success"  # the image's hooks ran
         assert json.loads(c.exec("initd", "health").stdout)["status"] == "ok"
         # a graceful stop: TERM to initd, the agent's own exit code, well inside the grace
-        started = time.monotonic()
         assert podman("pod", "stop", "-t", "30", pod_id, timeout=60).returncode == 0
-        assert time.monotonic() - started < 10
-        assert c.exit_code() == 143
+        assert c.exit_code() == 143  # TERM did it: a SIGKILL at -t 30 would be 137
         assert "Traceback" not in c.logs()
     finally:
         podman("kube", "down", str(path), timeout=60)

@@ -9,6 +9,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -102,9 +103,20 @@ def test_timeouts_are_errors_and_leave_no_process(ws: Workspace, on_error: str) 
     mine = f"1000.{uuid.uuid4().int % 10**6:06d}"  # not another suite's sleep 1000
     ws.nyzhi({"event": "pre_tool", "command": f"sleep {mine} & sleep {mine}; echo $$",
               "timeout": 0.5, "on_error": on_error})
+    fired: list[dict[str, Any]] = []
     started = time.monotonic()
-    outcome = ws.fire("pre_tool")
-    assert time.monotonic() - started < 10
+    worker = threading.Thread(target=lambda: fired.append(ws.fire("pre_tool")), daemon=True)
+    worker.start()
+    # Both sleeps hold the output pipe for 1000 s: a fire that returns by this deadline
+    # neither waited for them nor for their pipe.
+    worker.join(30)
+    if not fired:
+        for p in psutil.process_iter(["cmdline"]):
+            if p.info["cmdline"] == ["sleep", mine]:
+                p.kill()
+        pytest.fail("the event went on past the hook's timeout")
+    [outcome] = fired
+    assert time.monotonic() - started >= 0.5  # the hook had its timeout first
     [result] = outcome["results"]
     assert result["timedOut"] and result["status"] == ("blocked" if on_error == "deny"
                                                         else "error")

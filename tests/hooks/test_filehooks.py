@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 import time
 import uuid
@@ -24,6 +25,7 @@ from tests.hooks.support import (
     hook_context,
     settle,
 )
+from tests.support.harness import wait_for
 
 
 @pytest.fixture
@@ -165,16 +167,30 @@ def test_cancel_stops_the_hook_group_and_keeps_it_pending(repo: Path, ctx,
              f"echo $$ > {pidfile}; sleep 1000 & wait", type="file", pattern="*.a")
     (repo / "x.a").write_text("1\n")
     cancel = threading.Event()
-    threading.Timer(0.5, cancel.set).start()
-    started = time.monotonic()
-    result = filehooks.evaluate(hooks_of(repo), ctx, cancel=cancel)
+    done: list[filehooks.Evaluation] = []
+    worker = threading.Thread(target=lambda: done.append(
+        filehooks.evaluate(hooks_of(repo), ctx, cancel=cancel)), daemon=True)
+    worker.start()
+    # cancelled while it runs (its sleep up), not before it started
+    wait_for(lambda: pidfile.exists() and pidfile.read_text().endswith("\n"),
+             what="the hook started")
+    leader = int(pidfile.read_text())
+
+    def group() -> list[psutil.Process]:
+        return [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == leader
+                and p.status() != psutil.STATUS_ZOMBIE]
+    wait_for(lambda: len(group()) == 2, what="the hook's sleep")
+    cancel.set()
+    # The hook sleeps 1000 s (timeout 900): an evaluation that returns at all, by this
+    # deadline, was ended by the cancel.
+    worker.join(30)
+    if not done:
+        os.killpg(leader, signal.SIGKILL)
+        pytest.fail("the evaluation went on after the cancel")
+    [result] = done
     assert result.action == filehooks.Action.CANCELLED
     assert result.pending == ("10-slow",)
-    assert time.monotonic() - started < 8
-    leader = int(pidfile.read_text())
-    alive = [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == leader
-             and p.status() != psutil.STATUS_ZOMBIE]
-    assert alive == []
+    assert group() == []
 
 
 def test_the_reprompt_message_for_a_failure(repo: Path, ctx) -> None:

@@ -157,10 +157,13 @@ def test_hook_timeout_stops_it_and_the_agent_starts(workspace: Path, tmp_path: P
     add_hook(hooks(workspace), "10-slow.sh", "trap '' TERM; sleep 1000", type="session",
              timeout=1)
     started = time.monotonic()
+    # The hook and its sleep ignore TERM: only the timeout's KILL ends them, so a boot
+    # that ends at all (run's deadline, far below the sleep and the 300 s default
+    # timeout) stopped the hook; its record says the timeout did it.
     init = run([*initd_args(workspace, tmp_path, "slow"), "--grace", "0.5", "--",
                 "echo", "agent"])
     assert init.stdout_lines == ["agent"]
-    assert time.monotonic() - started < 8
+    assert time.monotonic() - started >= 1  # the hook had its timeout first
     entry = status(ROOT_HOME, "slow")["10-slow"]
     assert (entry["timedOut"], entry["lastExitCode"]) == (True, 124)
 
@@ -247,10 +250,9 @@ def test_stop_signal_during_a_session_hook_stops_it_and_skips_the_agent(
     init = initd([*initd_args(workspace, tmp_path, "stopped"), "--grace", "1", "--",
                   "echo", "agent-started"])
     wait_for(lambda: any(p.name() == "sleep" for p in init.descendants()), what="hook")
-    sent = time.monotonic()
     init.signal(signal.SIGTERM)
+    # now, not after the hook: it sleeps 1000 s (timeout 300), far past init.wait's deadline
     assert init.wait() == 128 + signal.SIGTERM
-    assert time.monotonic() - sent < 5
     assert "agent-started" not in init.stdout_lines
     assert not (workspace / "ran-next").exists()
     assert status(ROOT_HOME, "stopped")["10-long"]["cancelled"] is True

@@ -8,12 +8,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from initd import proc, statefile
 from initd.hooks.model import Hook
 from initd.hooks.status import VERSION, StatusStore
+from tests.support.harness import wait_for
 
 BUMP = """
 import sys
@@ -56,9 +56,20 @@ def test_concurrent_writers_lose_no_update(tmp_path: Path) -> None:
 def test_kill_9_mid_write_never_leaves_a_torn_file(tmp_path: Path) -> None:
     directory = str(tmp_path / "hooks")
     store = StatusStore(directory)
+
+    def runs() -> int:
+        try:
+            with open(store.path) as f:
+                return int(json.load(f)["hooks"]["counter"]["runCount"])  # (torn: raises)
+        except FileNotFoundError:
+            return 0
+
     for _ in range(10):
+        before = runs()
         writer = subprocess.Popen([sys.executable, "-c", BUMP, directory, "100000"])
-        time.sleep(0.3)
+        # killed while it writes: once it has written at least once more, whenever
+        wait_for(lambda before=before: runs() > before, timeout=60,
+                 what="the writer writing")
         writer.send_signal(signal.SIGKILL)
         writer.wait()
         with open(store.path) as f:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -87,11 +86,10 @@ def test_a_hostile_status_json_neither_crashes_hangs_nor_bloats_boot(
             else:
                 f.write(b'{"hooks": {}, "pad": "' + b" " * BIG + b'"}')
         os.chown(path, agent.uid, agent.gid)
-    started = time.monotonic()
-    # The agent reports its parent's (the supervisor's) peak memory.
+    # The agent reports its parent's (the supervisor's) peak memory. (A boot that hung
+    # on the file, a FIFO's open say, would not end by this deadline.)
     init = boot("sh", "-c", 'grep VmHWM /proc/$PPID/status')
     assert init.wait(timeout=60) == 0, init.stderr
-    assert time.monotonic() - started < 20
     peak_kib = int(init.stdout_lines[0].split()[1])
     assert peak_kib < 60 * 1024, f"the supervisor peaked at {peak_kib} KiB"
     status = json.loads(path.read_text()) if path.is_file() and not path.is_symlink() \
@@ -120,11 +118,12 @@ def test_a_lock_the_agent_holds_never_wedges_root_or_its_shutdown(
     store = agent.state / sid / "hooks"
     hooks = ws / ".discobot" / "hooks"
     hook(hooks, "10-wait.sh", "sleep 1", owner=agent, type="session", blocking=False)
-    hook(hooks, "20-later.sh", "sleep 5", owner=agent, type="session", blocking=False)
+    # still running when the agent is done: stopped, and recorded, while initd stops
+    hook(hooks, "20-later.sh", "sleep 1000", owner=agent, type="session", blocking=False)
     as_agent(agent, f"mkdir -p {store} && touch {store}/.status.json.lock")
-    started = time.monotonic()
     init = boot(sys.executable, agent_script(HOLD), str(store / ".status.json.lock"))
+    # a root wedged by the lock (or by a hook sleeping 1000 s) would not end by this deadline
     assert init.wait(timeout=60) == 0, init.stderr[-3000:]
     assert init.stdout_lines == ["agent done"]
-    assert time.monotonic() - started < 40
-    assert "held by another process" in init.stderr
+    # and while stopping, root gave the lock up at once rather than after LOCK_WAIT
+    assert "held by another process (initd is stopping)" in init.stderr, init.stderr[-3000:]

@@ -5,7 +5,6 @@ and is one error line naming the file and the key."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from tests.support.attack import Agent, as_agent
@@ -24,10 +23,9 @@ def test_an_alias_bomb_in_front_matter_costs_root_nothing(boot, agent: Agent,
     path.write_text(f"#!/bin/sh\n#---\n# type: session\n{BOMB}\n# name: *i\n#---\necho boom\n")
     path.chmod(0o755)
     assert len(path.read_bytes()) < 1024
-    started = time.monotonic()
+    # (a bomb walked would not end by this deadline; its memory is the peak below)
     init = boot("sh", "-c", "grep VmHWM /proc/$PPID/status")
     assert init.wait(timeout=60) == 0, init.stderr
-    assert time.monotonic() - started < 10
     assert int(init.stdout_lines[0].split()[1]) < 60 * 1024  # the supervisor's peak, KiB
     skipped = [json.loads(line) for line in init.stderr.splitlines()
                if '"hook file skipped"' in line]

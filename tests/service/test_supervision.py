@@ -120,8 +120,9 @@ def test_a_socket_that_cannot_be_bound_warns_unless_the_service_was_asked_for(
 
 
 AGENT = """
-import signal, socket, sys, time
-time.sleep(float(sys.argv[2]))
+import os, signal, socket, sys, time
+while not os.path.exists(sys.argv[2]):  # listens once the test has seen it not ready
+    time.sleep(0.01)
 server = socket.create_server(("127.0.0.1", int(sys.argv[1])))
 print("listening", flush=True)
 def term(signum, frame):
@@ -142,7 +143,8 @@ def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
     port = free_port()
     flag = ["--ready-port", str(port)] if how == "port" else [
         "--ready-url", f"http://127.0.0.1:{port}/healthz"]
-    init = boot(initd, repo, sid, *flag, "--", PY, "-c", AGENT, str(port), "1.5")
+    go = repo / ".git" / "listen-now"  # (not a blind 1.5 s: a slow boot would miss it)
+    init = boot(initd, repo, sid, *flag, "--", PY, "-c", AGENT, str(port), str(go))
     service_process(init)
     # (asked early enough, the answer is "the agent has not been started yet")
     code, body = wait_for(lambda: (r := answer(init.socket, "GET", "/v1/ready"))[1] and
@@ -152,6 +154,7 @@ def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
     assert "ready once" in body["error"]  # type: ignore[index]
     probe = verb("ready", sock=init.socket)  # the exec-probe form
     assert probe.returncode == 1 and "ready once" in probe.stderr
+    go.touch()
     init.expect("listening")
     code, body = wait_for(lambda: (r := answer(init.socket, "GET", "/v1/ready"))[0] == 200
                           and r, what="ready")
