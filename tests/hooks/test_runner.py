@@ -215,7 +215,7 @@ def test_memory_keeps_the_end_of_output_just_over_the_head(tmp_path: Path) -> No
 # --- timeout and cancel ---------------------------------------------------------------------
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)  # (the hook sleeps 1000 s: only the timeout ends it sooner)
 def test_timeout_stops_the_whole_group(tmp_path: Path) -> None:
     """A hook that runs forever is stopped at the timeout, group and all, with 124."""
     path = hook(tmp_path, "echo $$ > leader.pid\nsleep 1000 &\nsleep 1000\n")
@@ -224,13 +224,14 @@ def test_timeout_stops_the_whole_group(tmp_path: Path) -> None:
     assert not result.cancelled
     assert result.exit_code == 124
     assert not result.ok
-    assert 1 <= result.duration < 1 + 1 + 1
+    assert result.signal == signal.SIGTERM  # TERM ended it: no KILL, no grace waited out
+    assert result.duration >= 1  # not before its timeout
     assert survivors(pid_from(tmp_path / "leader.pid")) == []
     assert log(tmp_path).endswith(
         b"\n[initd: timed out after 1s; the hook's process group was stopped]\n")
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)  # (the hook sleeps 1000 s: only the timeout ends it sooner)
 def test_timeout_kills_a_hook_that_ignores_term(tmp_path: Path) -> None:
     """TERM ignored by the whole group: KILL follows after ``grace`` and nothing survives."""
     path = hook(tmp_path, "echo $$ > leader.pid\ntrap '' TERM\nsleep 1000\n")
@@ -238,41 +239,46 @@ def test_timeout_kills_a_hook_that_ignores_term(tmp_path: Path) -> None:
     assert result.timed_out
     assert result.exit_code == 124
     assert result.signal == signal.SIGKILL
-    assert result.duration < 1 + 0.5 + 2  # a bound on correctness, slack for a busy CI
+    assert result.duration >= 1 + 0.5  # KILL only once the grace was over
     assert survivors(pid_from(tmp_path / "leader.pid")) == []
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)  # (the grandchild holds the pipe for 1000 s)
 def test_timeout_returns_although_an_escaped_grandchild_holds_the_pipe(tmp_path: Path) -> None:
-    """An escaped grandchild holding stdout cannot stretch a timeout past grace + DRAIN."""
+    """An escaped grandchild holding stdout cannot stretch a timeout past grace + DRAIN:
+    run() returns while it is still there, holding the pipe (a run that waited for the
+    pipe would wait its 1000 s, past this test's deadline)."""
     path = hook(tmp_path, "setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' &\n"
                           "while [ ! -s daemon.pid ]; do sleep 0.01; done\nsleep 1000\n")
     try:
-        result = run(tmp_path, path, timeout=1, grace=0.5)
+        result = run(tmp_path, path, timeout=3, grace=0.5)  # (3: time to start the daemon)
         assert result.timed_out
         assert result.exit_code == 124
-        assert result.duration < 1 + 0.5 + runner.DRAIN + 1
+        assert result.signal == signal.SIGTERM  # the leader went on TERM
+        assert result.duration >= 3
         assert psutil.pid_exists(pid_from(tmp_path / "daemon.pid"))  # it really held on
     finally:
         os.kill(pid_from(tmp_path / "daemon.pid"), signal.SIGKILL)
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)  # (the hook sleeps 1000 s, its timeout is 1000 s)
 def test_cancel_stops_the_hook(tmp_path: Path) -> None:
     """Setting ``cancel`` stops the group like a timeout, but reports cancelled."""
     cancel = threading.Event()
+    path = hook(tmp_path, "echo $$ > leader.pid\nsleep 1000\n")
     timer = threading.Timer(0.5, cancel.set)
+    armed = time.monotonic()
     timer.start()
     try:
-        path = hook(tmp_path, "echo $$ > leader.pid\nsleep 1000\n")
-        result = run(tmp_path, path, timeout=30, grace=1, cancel=cancel)
+        result = run(tmp_path, path, timeout=1000, grace=1, cancel=cancel)
     finally:
         timer.cancel()
     assert result.cancelled
     assert not result.timed_out
     assert not result.ok
     assert result.exit_code != 124
-    assert 0.5 <= result.duration < 0.5 + 1 + 1
+    assert result.signal == signal.SIGTERM  # TERM ended it: no KILL, no grace waited out
+    assert time.monotonic() - armed >= 0.5  # not before the cancel
     assert survivors(pid_from(tmp_path / "leader.pid")) == []
     assert log(tmp_path).endswith(
         b"\n[initd: cancelled; the hook's process group was stopped]\n")
@@ -281,17 +287,18 @@ def test_cancel_stops_the_hook(tmp_path: Path) -> None:
 # --- daemons holding stdout -----------------------------------------------------------------
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)  # (the daemon holds stdout for 1000 s, the timeout is 1000 s)
 def test_daemon_in_the_group_holding_stdout_does_not_hold_run(tmp_path: Path) -> None:
-    """A same-group daemon holding stdout cannot keep run() past the leader's exit + DRAIN."""
+    """A same-group daemon holding stdout cannot keep run() past the leader's exit + DRAIN:
+    run() returns, not timed out, while the daemon still holds the pipe."""
     body = ("echo $$ > leader.pid\n(trap '' TERM HUP; exec sleep 1000) &\n"
             "echo $! > daemon.pid\necho started\nexit 0\n")
-    result = run(tmp_path, hook(tmp_path, body), timeout=30)
+    result = run(tmp_path, hook(tmp_path, body), timeout=1000)
     daemon = pid_from(tmp_path / "daemon.pid")
     try:
         assert result.ok
         assert result.exit_code == 0
-        assert result.duration < runner.DRAIN + 1
+        assert not result.timed_out
         assert result.head == b"started\n"
         assert psutil.pid_exists(daemon)  # it really held the pipe past the leader
         assert os.getpgid(daemon) == pid_from(tmp_path / "leader.pid")
@@ -299,17 +306,18 @@ def test_daemon_in_the_group_holding_stdout_does_not_hold_run(tmp_path: Path) ->
         os.kill(daemon, signal.SIGKILL)
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)  # (the daemon holds stdout for 1000 s, the timeout is 1000 s)
 def test_daemon_escaping_the_group_does_not_hold_run(tmp_path: Path) -> None:
-    """A daemon that setsid()s out of the group and keeps stdout open cannot hold run()."""
+    """A daemon that setsid()s out of the group and keeps stdout open cannot hold run():
+    it returns, not timed out, while the daemon still holds the pipe."""
     body = ("echo $$ > leader.pid\n"
             "setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' &\n"
             "while [ ! -s daemon.pid ]; do sleep 0.01; done\necho started\nexit 0\n")
-    result = run(tmp_path, hook(tmp_path, body), timeout=30)
+    result = run(tmp_path, hook(tmp_path, body), timeout=1000)
     daemon = pid_from(tmp_path / "daemon.pid")
     try:
         assert result.ok
-        assert result.duration < runner.DRAIN + 1
+        assert not result.timed_out
         assert result.head == b"started\n"
         assert psutil.pid_exists(daemon)
         assert os.getsid(daemon) == daemon != pid_from(tmp_path / "leader.pid")
@@ -327,34 +335,45 @@ def test_stdin_bytes_reach_the_hook(tmp_path: Path) -> None:
     assert result.head == b"hello\n"
 
 
-@pytest.mark.timeout(10)
+@pytest.mark.timeout(120)
 def test_no_stdin_is_dev_null(tmp_path: Path) -> None:
-    """Without stdin the hook reads EOF at once instead of hanging on initd's stdin."""
-    result = run(tmp_path, hook(tmp_path, "cat\necho done\n"), timeout=5)
+    """Without stdin the hook reads EOF at once instead of hanging on initd's stdin (here
+    a pipe that never ends, whatever pytest's own stdin is)."""
+    body = "readlink /proc/$$/fd/0\ncat\necho done\n"
+    never_ends, writer = os.pipe()
+    ours = os.dup(0)
+    os.dup2(never_ends, 0)
+    try:
+        result = run(tmp_path, hook(tmp_path, body), timeout=60)
+    finally:
+        os.dup2(ours, 0)
+        for fd in (ours, never_ends, writer):
+            os.close(fd)
+    assert result.ok
+    assert not result.timed_out  # (cat on a stdin that never ends: 60 s, then timed out)
+    assert result.head == b"/dev/null\ndone\n"
+
+
+@pytest.mark.timeout(120)
+def test_large_unread_stdin_does_not_block(tmp_path: Path) -> None:
+    """2 MiB of stdin the hook never reads: run() neither blocks nor raises (EPIPE).
+    Blocked, it would end at the timeout (timed out: not ok) or never (this deadline)."""
+    result = run(tmp_path, hook(tmp_path, "echo bye\nexit 0\n"), stdin=b"x" * 2**21,
+                 timeout=60)
     assert result.ok
     assert not result.timed_out
-    assert result.head == b"done\n"
-    assert result.duration < 2
-
-
-@pytest.mark.timeout(10)
-def test_large_unread_stdin_does_not_block(tmp_path: Path) -> None:
-    """2 MiB of stdin the hook never reads: run() neither blocks nor raises (EPIPE)."""
-    result = run(tmp_path, hook(tmp_path, "echo bye\nexit 0\n"), stdin=b"x" * 2**21,
-                 timeout=5)
-    assert result.ok
     assert result.head == b"bye\n"
-    assert result.duration < 2
 
 
-@pytest.mark.timeout(10)
+@pytest.mark.timeout(120)
 def test_stdin_read_in_part_then_the_hook_goes_on(tmp_path: Path) -> None:
-    """The hook reads a little stdin and carries on with the pipe still open: no hang."""
+    """The hook reads a little stdin and carries on with the pipe still open: no hang
+    (a hang ends at the timeout, timed out: not ok; or never: this deadline)."""
     body = "head -c 5\necho\nsleep 0.2\necho done\n"
-    result = run(tmp_path, hook(tmp_path, body), stdin=b"hello" + b"x" * 2**21, timeout=5)
+    result = run(tmp_path, hook(tmp_path, body), stdin=b"hello" + b"x" * 2**21, timeout=60)
     assert result.ok
+    assert not result.timed_out
     assert result.head == b"hello\ndone\n"
-    assert result.duration < 2
 
 
 @pytest.mark.timeout(10)
@@ -553,13 +572,11 @@ def test_a_full_disk_stops_the_log_never_the_hooks_supervision(tmp_path: Path,
     mine = f"1000.{uuid.uuid4().int % 10**6:06d}"  # not another suite's sleep 1000
     path = hook(tmp_path, "head -c 1000000 /dev/zero | tr '\\\\0' x; echo; echo end; "
                           f"sleep {mine}\n")
-    started = time.monotonic()
-    result = run(tmp_path, path, timeout=2.0, grace=0.5,
+    result = run(tmp_path, path, timeout=5.0, grace=0.5,  # (5: time to print it all)
                  log_path=str(full_disk / "hook.log"))
     assert result.timed_out and result.exit_code == 124
     assert result.log_error is not None and "space" in result.log_error.lower()
     assert result.output().rstrip().endswith("end")  # memory kept the tail
-    assert time.monotonic() - started < 6
     assert not [p for p in psutil.process_iter(["cmdline"])
                 if p.info["cmdline"] == ["sleep", mine]
                 and p.status() != psutil.STATUS_ZOMBIE]
