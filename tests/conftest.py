@@ -13,6 +13,8 @@ import pytest
 from tests.support.harness import Initd  # (neither reads HOME when imported)
 from tests.support.users import AGENT, AGENT_GROUP
 
+pytest_plugins = ["tests.support.strictskips"]  # no test is skipped in silence
+
 # Hermetic: a HOME of the run's own, set before any test module is imported (their
 # helpers read it), so that initd's state for hooks run as the tests' own user (the
 # hooks' ~/.discobot) never lands in the real home. the_real_home_is_untouched

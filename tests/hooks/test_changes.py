@@ -236,7 +236,7 @@ def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
     inside = subprocess.run(["git", "-C", str(plain), "rev-parse"], capture_output=True,
                             env=GIT_ENV).returncode == 0
     if inside:
-        pytest.skip("tmp_path lies inside a git repository")
+        pytest.skip("cannot run here: tmp_path lies inside a git repository")
     with pytest.raises(changes.NotARepository, match="run git init there"):
         changes.dirty_files(str(plain))
 

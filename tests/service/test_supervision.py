@@ -391,7 +391,7 @@ PIDS = Path("/sys/fs/cgroup/pids")
 def pids_cgroup() -> Iterator[Path]:
     """A pids cgroup of the test's own, as a pod's pids limit would be."""
     if not os.access(PIDS / "cgroup.procs", os.W_OK):
-        pytest.skip(f"no writable pids cgroup at {PIDS} (cgroup v1) on this host")
+        pytest.skip(f"cannot run here: no writable pids cgroup at {PIDS} (cgroup v1) on this host")
     path = PIDS / f"initd-test-{uuid.uuid4().hex[:8]}"
     path.mkdir()
     yield path

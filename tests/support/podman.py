@@ -25,8 +25,8 @@ def missing(*images: str) -> str | None:
 
 
 def skip_reason(why: str) -> str:
-    return (f"no container tests: {why} (make image builds it; it needs root on Debian, "
-            "for podman, runc and mmdebstrap)")
+    return (f"cannot run here: no container tests: {why} (make image builds it; it needs "
+            "root on Debian, for podman, runc and mmdebstrap)")
 
 
 class Container:
