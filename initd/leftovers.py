@@ -15,7 +15,7 @@ import signal
 import time
 from collections.abc import Callable
 
-from initd.procfs import LIMITS, proc_groups, real_uid, start_ticks, stat_fields, uids
+from initd.procfs import proc_groups, real_uid, signal_if, start_ticks, stat_fields, uids
 
 KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone (and the stops here)
 
@@ -74,40 +74,13 @@ def stop_session(sid: int, uid: int | None, grace: float) -> int:
                       lambda pid: _in_session(pid, sid, uid), grace)
 
 
-def _signal(pid: int, still: Callable[[], bool], sig: int) -> bool:
-    """``sig`` to ``pid`` through a pidfd opened while ``still()`` held, so a process that
-    has left, or a pid reused since, is never hit. At the descriptor limit (no pidfd, and
-    no descriptor to look with either) through its pid, as the scan just saw it: a process
-    left running would be worse than a race over the milliseconds since, which a pid could
-    only lose by wrapping around."""
-    try:
-        pidfd = os.pidfd_open(pid)
-    except OSError as err:
-        if err.errno not in LIMITS:
-            return False  # gone
-        try:
-            os.kill(pid, sig)
-            return True
-        except OSError:
-            return False
-    try:
-        if still():  # still that process, still there
-            signal.pidfd_send_signal(pidfd, sig)
-            return True
-    except OSError:
-        pass  # exited meanwhile
-    finally:
-        os.close(pidfd)
-    return False
-
-
 def _stop_each(members: Callable[[], list[int]], still: Callable[[int], bool],
                grace: float) -> int:
     """TERM, ``grace``, KILL to each of ``members()`` (``_signal``)."""
     signalled: set[int] = set()
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
         for pid in members():
-            if _signal(pid, functools.partial(still, pid), sig):
+            if signal_if(pid, functools.partial(still, pid), sig):
                 signalled.add(pid)
         deadline = time.monotonic() + wait
         while members() and time.monotonic() < deadline:

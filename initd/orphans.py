@@ -37,6 +37,7 @@ from initd.procfs import (
     command,
     parents,
     privileged,
+    signal_if,
     stat_fields,
 )
 
@@ -194,26 +195,5 @@ def _ticks(pid: int) -> int | None:
 
 
 def _send(pid: int, ticks: int, sig: int) -> bool:
-    """``sig`` through a pidfd opened while ``pid`` was still the process seen; at the
-    descriptor limit (no pidfd, and none to look with) through its pid, as the scan just
-    saw it (a root process left running would be worse than a race over milliseconds a
-    pid could only lose by wrapping). Whether it was sent."""
-    try:
-        pidfd = os.pidfd_open(pid)
-    except OSError as err:
-        if err.errno not in LIMITS:
-            return False  # gone
-        try:
-            os.kill(pid, sig)
-            return True
-        except OSError:
-            return False
-    try:
-        if _ticks(pid) == ticks:
-            signal.pidfd_send_signal(pidfd, sig)
-            return True
-    except OSError:
-        pass  # exited meanwhile (or no descriptor to look with: the next round)
-    finally:
-        os.close(pidfd)
-    return False
+    """``sig`` to ``pid`` while it is still the process seen (its start ticks)."""
+    return signal_if(pid, lambda: _ticks(pid) == ticks, sig)

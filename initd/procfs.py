@@ -1,13 +1,16 @@
 """Processes as /proc shows them: state, process group, session, start time, uids.
 
 Read-only, and one file per question, no psutil: a pid alone may have been reused, so
-the callers that act on a process (proc, leftovers) ask here who it really is first.
+the callers that act on a process (proc, leftovers, orphans) ask here who it really is
+first; signal_if then signals it only while it still is.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import signal
+from collections.abc import Callable
 
 # At the descriptor limit a read fails as if the process were gone. A caller that must not
 # take "cannot look" for "gone" (the sweep of root's leftovers) asks ``strict``: then
@@ -134,4 +137,31 @@ def privileged(pid: int) -> bool:
             return True
         if words[0] != b"Uid:" and int(words[1], 16) != 0:
             return True
+    return False
+
+
+def signal_if(pid: int, still: Callable[[], bool], sig: int) -> bool:
+    """``sig`` to ``pid`` through a pidfd opened while ``still()`` held, so a process that
+    has left, or a pid reused since, is never hit. At the descriptor limit (no pidfd, and
+    no descriptor to look with either) through its pid, as the scan just saw it: a process
+    left running would be worse than a race over the milliseconds since, which a pid could
+    only lose by wrapping around."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError as err:
+        if err.errno not in LIMITS:
+            return False  # gone
+        try:
+            os.kill(pid, sig)
+            return True
+        except OSError:
+            return False
+    try:
+        if still():  # still that process, still there
+            signal.pidfd_send_signal(pidfd, sig)
+            return True
+    except OSError:
+        pass  # exited meanwhile
+    finally:
+        os.close(pidfd)
     return False

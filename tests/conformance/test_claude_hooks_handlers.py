@@ -387,7 +387,7 @@ def test_an_http_answer_initd_cannot_read_is_the_hooks_error_and_a_guard_does_no
     """HOOKS, "HTTP response handling": "2xx with a JSON object body: parsed using the same
     JSON output schema as command hooks"; "To block a tool call or deny a permission,
     return a 2xx response with a JSON body containing the appropriate decision fields."
-    initd's contract (../shared/DESIGN.md invariant 12, README "A guard never passes
+    initd's contract (ARCHITECTURE.md invariant 12, README "A guard never passes
     because of initd"): a 2xx answer initd cannot read as that object is the hook's
     error, and the tool call it guards is not let through."""
     endpoint.body = body

@@ -182,7 +182,7 @@ def test_where_initd_runs_a_guard_that_claude_code_would_skip(rule: str, command
     isn't a security boundary around the program." initd runs the hook on these on purpose: its
     words are read as the shell reads them (``'push'`` is ``push``), a program is also tried
     without its directory, flagged ``xargs`` is stripped, and code in a string (``sh -c``)
-    cannot be read, so the hook runs (DESIGN.md invariant 12: a guard fails closed). A hook
+    cannot be read, so the hook runs (ARCHITECTURE.md invariant 12: a guard fails closed). A hook
     that runs more often than Claude Code's only ever sees more."""
     assert passage and runs(rule, command)
 
