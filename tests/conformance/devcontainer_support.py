@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.attack import Agent, empty_dir, make_agent, remove_agent, workspace
+from tests.support.attack import Agent, agent_for_tests, empty_dir, workspace_for_tests
 from tests.support.harness import Initd
 
 JSON_REFERENCE = "https://containers.dev/implementors/json_reference/"
@@ -33,21 +33,14 @@ WAIT_TICKS = 1200  # x 0.05 s: a deadline of about a minute on one event, far fr
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[Agent]:
-    if os.geteuid() != 0:
-        pytest.skip("these cases make a user and boot initd as root")
-    made = make_agent()
-    yield made
-    remove_agent(made)
+    yield from agent_for_tests("these cases make a user and boot initd as root")
 
 
 @pytest.fixture
 def ws(agent: Agent) -> Iterator[Path]:
-    path = workspace(agent)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
     # a new container for the next case: initd's memory of done stages lives in the
     # agent's state (~/.discobot), which this test run owns
-    shutil.rmtree(agent.state, ignore_errors=True)
+    yield from workspace_for_tests(agent, forget_state=True)
 
 
 @pytest.fixture

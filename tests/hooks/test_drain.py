@@ -17,7 +17,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.attack import Agent, empty_dir, hook, make_agent, remove_agent, workspace
+from tests.support.attack import (
+    Agent,
+    agent_for_tests,
+    empty_dir,
+    hook,
+    workspace_for_tests,
+)
 from tests.support.harness import Initd, wait_for
 
 pytestmark = pytest.mark.timeout(240)
@@ -28,19 +34,12 @@ TICKS_PER_GIB = 10  # the supervisor's CPU ticks (1/100 s) while the writer writ
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[Agent]:
-    if os.geteuid() != 0:
-        pytest.skip("makes a user and boots initd as root")
-    made = make_agent()
-    yield made
-    remove_agent(made)
+    yield from agent_for_tests("makes a user and boots initd as root")
 
 
 @pytest.fixture
 def ws(agent: Agent) -> Iterator[Path]:
-    path = workspace(agent)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-    shutil.rmtree(agent.state, ignore_errors=True)
+    yield from workspace_for_tests(agent, forget_state=True)
 
 
 def boot(agent: Agent, ws: Path, image: str, *cmd: str) -> Initd:

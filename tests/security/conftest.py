@@ -3,7 +3,6 @@ and session for each test, and initd booted as PID 1 over them (tests/support/at
 
 from __future__ import annotations
 
-import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
@@ -14,22 +13,17 @@ import pytest
 from tests.support.attack import (
     Agent,
     Canary,
+    agent_for_tests,
     boot_args,
     empty_dir,
-    make_agent,
-    remove_agent,
-    workspace,
+    workspace_for_tests,
 )
 from tests.support.harness import Initd
 
 
 @pytest.fixture(scope="session")
 def agent() -> Iterator[Agent]:
-    if os.geteuid() != 0:
-        pytest.skip("the attack suite makes users and boots initd as root")
-    made = make_agent()
-    yield made
-    remove_agent(made)
+    yield from agent_for_tests("the attack suite makes users and boots initd as root")
 
 
 @pytest.fixture
@@ -41,9 +35,7 @@ def canary() -> Iterator[Canary]:
 
 @pytest.fixture
 def ws(agent: Agent) -> Iterator[Path]:
-    path = workspace(agent)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    yield from workspace_for_tests(agent)
 
 
 @pytest.fixture

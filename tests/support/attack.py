@@ -16,8 +16,11 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
+
+import pytest
 
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
@@ -45,6 +48,31 @@ def remove_agent(agent: Agent) -> None:
     subprocess.run(["pkill", "-KILL", "-u", agent.name], capture_output=True)
     subprocess.run(["userdel", "--remove", agent.name], capture_output=True)
     shutil.rmtree(agent.home, ignore_errors=True)
+
+
+def agent_for_tests(why: str) -> Iterator[Agent]:
+    """What an ``agent`` fixture yields: a new agent user, removed afterwards. Without root
+    the test is skipped, saying ``why`` it needs root (making a user, booting as root)."""
+    if os.geteuid() != 0:
+        pytest.skip(why)
+    made = make_agent()
+    try:
+        yield made
+    finally:
+        remove_agent(made)
+
+
+def workspace_for_tests(agent: Agent, *, forget_state: bool = False) -> Iterator[Path]:
+    """What a ``ws`` fixture yields: a fresh workspace of ``agent``'s, removed afterwards,
+    and with ``forget_state`` the agent's ~/.discobot too (initd's memory, such as a dev
+    container's done stages: the next test is a new container)."""
+    path = workspace(agent)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        if forget_state:
+            shutil.rmtree(agent.state, ignore_errors=True)
 
 
 def as_agent(agent: Agent, script: str, *, timeout: float = 60,
