@@ -58,6 +58,22 @@ class Initd:
         self._stdout_thread.start()
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_thread.start()
+        self.args = [*prefix, "initd", *args]
+        # (imported here: conftest imports this module before pytest loads the plugin)
+        from tests.support import logtails
+
+        logtails.started(self.describe)
+
+    def describe(self) -> str:
+        """What a failed test shows of this initd: its command, exit code and log tail."""
+        from tests.support import logtails
+
+        code = self.proc.poll()
+        out = "\n".join(self.stdout_lines[-40:])
+        return "\n".join([f"$ {logtails.command(self.args)[:500]}",
+                          f"  exit {code}" if code is not None else "  still running",
+                          f"  stdout (its last 40 lines):\n{logtails.tail(out)}",
+                          f"  stderr (its end):\n{logtails.tail(self.stderr)}"])
 
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
