@@ -7,9 +7,15 @@ PYTHON ?= /usr/bin/python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SYSTEM_PACKAGES := python3 python3-venv git procps passwd util-linux strace binutils gcc libcap2-bin
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+# what running initd needs (make demo), and what the tests need besides
+RUNTIME_PACKAGES := python3 python3-venv git procps passwd util-linux
+SYSTEM_PACKAGES := $(RUNTIME_PACKAGES) strace binutils gcc libcap2-bin
+# pytest's own options are in pyproject.toml: in parallel (pytest-xdist), strict on skips
+PYTEST := $(BIN)/pytest
 
-.PHONY: all test lint demo bench clean system-packages image bundle wheels dist e2e
+.PHONY: all test check test-stress lint demo bench clean system-packages runtime-packages \
+	image bundle wheels dist e2e
 
 all: test
 
@@ -19,13 +25,24 @@ system-packages:
 	@# when there is none (an image may have NodeSource's nodejs, which carries npm)
 	@command -v npm >/dev/null || tools/system-packages.sh nodejs npm
 
+runtime-packages:
+	@tools/system-packages.sh $(RUNTIME_PACKAGES)
+
 # compat mode: a plain path in a .pth file; the default editable finder imports pathlib,
 # re and urllib at every interpreter start, which PID 1 would carry for its whole life.
 $(STAMP): pyproject.toml | system-packages
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
-	touch $(STAMP)
+	touch $(STAMP) $(RUNTIME_STAMP)
+
+# make demo: initd and its runtime dependencies alone, not the dev extra (Debian's pip
+# is new enough for it)
+$(RUNTIME_STAMP): pyproject.toml | runtime-packages
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e . \
+	  --config-settings editable_mode=compat
+	touch $(RUNTIME_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check initd tests bench images
@@ -36,9 +53,21 @@ lint: $(STAMP)
 test: lint
 	@tools/container-setup.sh && tools/build-images.sh $(BIN)/python \
 	  || echo "make test: no container images, so tests/e2e will be skipped (why: above)" >&2
-	$(BIN)/pytest
+	$(PYTEST)
 
-demo: $(STAMP)
+# The edit-test loop: lint, then the tests that need no container, no user made by the
+# tests and no tool installed for them, and are not marked slow (tests/conftest.py).
+check: lint
+	$(PYTEST) -m "not container and not users and not slow" -q
+
+# The suite on a busy host: this checkout's whole suite twice at once, while a CPU
+# burner keeps every core busy. Both runs must pass (tools/test-stress.sh).
+test-stress: lint
+	@tools/container-setup.sh && tools/build-images.sh $(BIN)/python \
+	  || echo "make test-stress: no container images, so tests/e2e will be skipped" >&2
+	@tools/test-stress.sh $(PYTEST)
+
+demo: $(RUNTIME_STAMP)
 	@images/demo/run.sh $(BIN)/python
 
 # The images: initd's base (Containerfile) and the demo's, with podman, from a base made
@@ -66,7 +95,7 @@ dist: $(STAMP)
 
 # The tests in real containers: podman run the demo image, as a runtime would.
 e2e: image
-	$(BIN)/pytest tests/e2e
+	$(PYTEST) tests/e2e
 
 bench: $(STAMP)
 	@tools/system-packages.sh tini

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import atexit
 import grp
 import os
 import pwd
@@ -7,13 +8,15 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.support.harness import Initd  # (neither reads HOME when imported)
 from tests.support.users import AGENT, AGENT_GROUP
 
-pytest_plugins = ["tests.support.strictskips"]  # no test is skipped in silence
+# no test is skipped in silence; a failed test shows the log tails of what it ran
+pytest_plugins = ["tests.support.strictskips", "tests.support.logtails"]
 
 # Hermetic: a HOME of the run's own, set before any test module is imported (their
 # helpers read it), so that initd's state for hooks run as the tests' own user (the
@@ -22,6 +25,26 @@ pytest_plugins = ["tests.support.strictskips"]  # no test is skipped in silence
 REAL_HOME = pwd.getpwuid(os.geteuid()).pw_dir
 HOME = tempfile.mkdtemp(prefix="initd-tests-home-")
 os.environ["HOME"] = HOME
+atexit.register(shutil.rmtree, HOME, ignore_errors=True)  # (xdist's controller runs no test)
+
+TESTS = Path(__file__).resolve().parent
+# `make check` leaves these out (pyproject.toml declares the markers): what needs podman
+# and the images, what makes users of its own
+CONTAINER_DIRS = (TESTS / "e2e", TESTS / "bundle")
+USER_FIXTURES = {"agent_user", "agent"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.fspath))
+        if any(path.is_relative_to(d) for d in CONTAINER_DIRS):
+            item.add_marker(pytest.mark.container)
+        elif USER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.users)
+    # the long ones first: in parallel, a long test started last is a run's tail, alone on
+    # one worker while the others idle (otherwise in the order written: a stable sort)
+    items.sort(key=lambda item: not (item.get_closest_marker("slow")
+                                     or item.get_closest_marker("container")))
 
 
 @pytest.fixture

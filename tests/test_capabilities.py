@@ -45,6 +45,7 @@ def _agent_runs(root: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SETPRIV is None, reason="setpriv (util-linux) is not installed")
 def test_without_cap_kill_a_stop_still_ends_the_container(agent_user: pwd.struct_passwd,
                                                           workspace: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 DEMO = Path(__file__).resolve().parent.parent / "images" / "demo" / "run.sh"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="the demo creates its user: needs root")
 def test_the_demo_shows_every_capability_and_exits_with_the_agents_code() -> None:
     out = subprocess.run([str(DEMO), sys.executable], capture_output=True, text=True,

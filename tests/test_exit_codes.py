@@ -106,6 +106,7 @@ def test_a_killed_supervisor_is_said_once_and_leaves_nothing(initd) -> None:  # 
     assert not agent.is_running() or agent.status() == psutil.STATUS_ZOMBIE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pidns", [True, False], ids=["pid1", "subreaper"])
 def test_a_closed_stderr_never_costs_the_agents_exit_code(pidns: bool) -> None:
     """A log collector that went away: the supervisor died of EPIPE at its first log line

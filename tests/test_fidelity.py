@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.harness import SUPPORT, UNSHARE
 
 FIDELITY = [sys.executable, str(SUPPORT / "fidelity.py")]
@@ -20,6 +22,7 @@ def false_successes(*args: str, pidns: bool) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+@pytest.mark.slow
 def test_1000_failing_runs_under_pid1_reaper_report_no_success() -> None:
     assert false_successes("-n", "1000", pidns=True) == (1000, 0)
 

@@ -282,6 +282,7 @@ def test_a_journal_of_large_answers_is_read_back_whole_and_runs_nothing_twice(
     assert all(len(line) <= LINE_LIMIT for line in path.read_bytes().splitlines())
 
 
+@pytest.mark.slow
 def test_a_dropped_outcome_fails_closed_and_a_full_journal_runs_no_more_steps(
         tmp_path: Path) -> None:
     """A step whose outcome was not kept, or that could not be marked as fired, is never

@@ -119,6 +119,7 @@ def test_no_two_modules_import_each_other() -> None:
     assert real == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("banned", ["initd.settings", "argparse"])
 def test_domain_code_is_given_plain_values(banned: str) -> None:
     found = [f"{module}:{line}" for module, edges in graph().items()

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+# one worker builds the distribution for the module (its fixture)
+pytestmark = [pytest.mark.xdist_group("dist"), pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -32,6 +35,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_twine_passes_the_sdist_and_the_wheel(dist: Path) -> None:
     files = sorted(str(p) for p in dist.iterdir())
     assert sorted(Path(f).suffix for f in files) == [".gz", ".whl"]

@@ -106,6 +106,7 @@ def raise_nofile() -> None:
                        (4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_descriptors_above_1023_are_normal_operation(initd, occupied) -> None:  # type: ignore[no-untyped-def]
     ws = Path(tempfile.mkdtemp(prefix="initd-fds-"))

@@ -11,6 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.hooks.support import add_hook
 from tests.support.harness import free_port, wait_for
 
@@ -36,6 +38,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_probes_follow_boot_readiness_and_the_stop(initd, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     probe, ready_port = free_port(), free_port()
     ws = tmp_path / "ws"

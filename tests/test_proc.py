@@ -40,6 +40,7 @@ def test_stop_leaves_no_process_and_no_fd(script: str) -> None:
     assert open_fds() == before  # the pidfd is closed however the child ended
 
 
+@pytest.mark.slow
 def test_stop_returns_at_the_deadline_although_a_grandchild_holds_the_pipe() -> None:
     child = spawn("trap '' TERM; (trap '' TERM; exec sleep 1000) & exec sleep 1000",
                   stdout=proc.PIPE)

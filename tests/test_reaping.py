@@ -15,6 +15,7 @@ from tests.support.harness import SUPPORT, UNSHARE, run
 STORM = [sys.executable, str(SUPPORT / "orphans.py")]
 
 
+@pytest.mark.slow
 def test_orphan_storm_as_pid1_leaves_no_zombie() -> None:
     init = run(["--", *STORM, "-n", "1000", "--ps"], timeout=60)
     assert "orphans=1000" in init.stdout_lines, init.stdout_lines
@@ -23,6 +24,7 @@ def test_orphan_storm_as_pid1_leaves_no_zombie() -> None:
     assert init.code == 0
 
 
+@pytest.mark.slow
 def test_orphan_storm_as_subreaper_leaves_no_zombie() -> None:
     init = run(["--", *STORM, "-n", "1000"], pidns=False, timeout=60)
     assert "orphans=1000" in init.stdout_lines, init.stdout_lines
@@ -30,6 +32,7 @@ def test_orphan_storm_as_subreaper_leaves_no_zombie() -> None:
     assert init.code == 0
 
 
+@pytest.mark.slow
 def test_negative_control_without_reaper_zombies_stay() -> None:
     """The same storm under a PID 1 that never reaps: the check above must see zombies."""
     out = subprocess.run([*UNSHARE, *STORM, "-n", "200", "--settle", "1", "--ps"],
@@ -38,6 +41,7 @@ def test_negative_control_without_reaper_zombies_stay() -> None:
     assert "ps_zombies=0" not in out.stdout.splitlines()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pidns", [True, False], ids=["pid1", "subreaper"])
 def test_leftover_daemon_is_swept_after_cmd_exits(initd, pidns: bool) -> None:
     """tini#180: the agent's leftovers get TERM (then KILL), not a silent kernel KILL."""

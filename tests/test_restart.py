@@ -44,6 +44,7 @@ backoff.Backoff.__init__ = _long
 """
 
 
+@pytest.mark.slow
 def test_crash_loop_backs_off_and_gives_up_with_last_code() -> None:
     init = run(["--log-format", "json", "--restart", "on-failure", "--max-restarts", "3",
                 "--", "sh", "-c", STAMP + "exit 4"], timeout=40)
@@ -58,6 +59,7 @@ def test_crash_loop_backs_off_and_gives_up_with_last_code() -> None:
     assert "crash loop: giving up" in init.stderr
 
 
+@pytest.mark.slow
 def test_on_failure_restarts_until_success(tmp_path) -> None:
     counter = tmp_path / "runs"
     script = f'echo x >> {counter}; [ "$(wc -l < {counter})" -ge 3 ]'
@@ -71,6 +73,7 @@ def test_on_failure_does_not_restart_a_success() -> None:
     assert (init.code, init.stdout_lines) == (0, ["once"])
 
 
+@pytest.mark.slow
 def test_always_restarts_a_success_too() -> None:
     init = run(["--restart", "always", "--max-restarts", "1", "--", "sh", "-c", "echo run"])
     assert (init.code, init.stdout_lines) == (0, ["run", "run"])
@@ -143,6 +146,7 @@ def _helper_left(init, tmp_path) -> int:  # type: ignore[no-untyped-def]
     return int((tmp_path / "helper").read_text())
 
 
+@pytest.mark.slow
 def test_a_restart_waits_for_its_predecessors_group_and_signals_flow_meanwhile(
         initd, tmp_path) -> None:  # type: ignore[no-untyped-def]
     init = initd(["--restart", "on-failure", "--grace", GRACE, "--", sys.executable, "-c",

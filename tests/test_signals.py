@@ -54,6 +54,7 @@ def test_stop_signal_exit_code_is_cmds(initd) -> None:
     assert init.wait() == 128 + signal.SIGTERM
 
 
+@pytest.mark.slow
 def test_cmd_ignoring_term_is_killed_after_grace(initd) -> None:
     init = initd(["--grace", "1.5", "--", *PRINT_SIGNALS, "--ignore", "SIGTERM"])
     init.expect(r"^ready")
@@ -154,6 +155,7 @@ def test_signals_that_come_with_the_stop_signal_are_passed_on_too(initd) -> None
     assert init.wait(timeout=10) == 0
 
 
+@pytest.mark.slow
 def test_int_is_passed_on_and_cmd_keeps_running(initd) -> None:
     """An agent that cancels its current task on Ctrl-C is not stopped for it."""
     init = initd(["--grace", "1", "--", *PRINT_SIGNALS, "--exit-on", "SIGTERM"])
@@ -167,6 +169,7 @@ def test_int_is_passed_on_and_cmd_keeps_running(initd) -> None:
     assert init.wait() == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spelling", ["INT", "SIGINT", "2"])
 def test_stop_signal_option_makes_another_signal_the_stop(initd, spelling: str) -> None:
     init = initd(["-v", "--log-format", "json", "--stop-signal", spelling, "--grace", "1.5",

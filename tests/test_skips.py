@@ -34,6 +34,7 @@ def test_passes():
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="the rule applies as root (CI's user)")
 def test_a_skip_fails_as_root_unless_this_machine_cannot_run_it(tmp_path: Path) -> None:
     (tmp_path / "test_cases.py").write_text(CASES)

@@ -18,8 +18,9 @@ import pytest
 
 from tests.support import bundle
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="a chroot and PID namespace "
-                                "need root")
+# one worker builds the bundle for the module (its fixture), not one for each
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="a chroot and PID namespace "
+                                 "need root"), pytest.mark.xdist_group("bundle")]
 
 # Ubuntu 22.04's glibc: the oldest base the README promises
 OLDEST_GLIBC = (2, 35)

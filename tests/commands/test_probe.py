@@ -105,6 +105,7 @@ def test_not_ready_exits_1_with_the_reason(server: Server) -> None:
     assert (code, out, err.strip()) == (1, "", "initd: the agent has not started yet")
 
 
+@pytest.mark.slow
 def test_no_answer_ends_within_the_timeout_once(server: Server) -> None:
     """A hanging service: one timeout, one line (no second try by the full parser)."""
     server.hang = True

@@ -344,7 +344,8 @@ class Endpoint:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/hooks/event"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True,
+                                        kwargs={"poll_interval": 0.05})
         self._thread.start()
 
     def close(self) -> None:

@@ -107,6 +107,7 @@ def test_identical_handlers_in_one_file_run_once(cc: Session) -> None:
 # -- timeouts ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_hook_past_its_timeout_is_cancelled_and_decides_nothing(cc: Session) -> None:
     """HOOKS, "Timeouts": "A `command`, `http`, or `mcp_tool` hook that reaches its
     `timeout` is canceled: Claude Code discards the hook's output, and the hook renders no
@@ -123,6 +124,7 @@ def test_a_hook_past_its_timeout_is_cancelled_and_decides_nothing(cc: Session) -
     assert one_result(outcome, "stalled")["timedOut"] is True
 
 
+@pytest.mark.slow
 def test_one_hooks_timeout_does_not_affect_the_others(cc: Session) -> None:
     """HOOKS, old revision, "Hook Execution Details": "**Timeout**: ... A timeout for an
     individual command does not affect the other commands." (Current: "All matching hooks
@@ -160,6 +162,7 @@ def released_later(cc: Session, event: str, wait: float,
     return answer, saw.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_default_timeout_of_a_command_hook_is_600_seconds(cc: Session) -> None:
     """HOOKS, "Common fields" (current revision, since 2026-01-31): `timeout` "Seconds before
@@ -174,6 +177,7 @@ def test_the_default_timeout_of_a_command_hook_is_600_seconds(cc: Session) -> No
     assert result["exitCode"] == 0
 
 
+@pytest.mark.slow
 def test_the_default_timeout_on_user_prompt_submit_is_30_seconds(cc: Session) -> None:
     """HOOKS, "UserPromptSubmit": "`UserPromptSubmit` hooks have a default timeout of 30
     seconds for `command`, `http`, and `mcp_tool` types, shorter than the 600-second
@@ -193,6 +197,7 @@ def test_the_default_timeout_on_user_prompt_submit_is_30_seconds(cc: Session) ->
     assert outcome["results"][0]["timedOut"] is True
 
 
+@pytest.mark.slow
 def test_session_end_hooks_have_a_budget_of_1_5_seconds(cc: Session) -> None:
     """HOOKS, "Common fields": "`SessionEnd` hooks share a 1.5-second budget; if your
     settings set a longer per-hook `timeout`, Claude Code raises the budget to match, up to

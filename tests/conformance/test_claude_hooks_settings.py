@@ -142,6 +142,7 @@ def deny_rm() -> dict[str, Any]:
 RM = {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first_call", [True, False],
                          ids=["after-a-tool-call", "before-the-first-tool-call"])
 @pytest.mark.parametrize("rewrite", [

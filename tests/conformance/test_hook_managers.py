@@ -78,7 +78,10 @@ from tests.support.hookmanagers import (
     shown,
 )
 
-pytestmark = pytest.mark.timeout(600)  # the session's first case of a tool installs it
+# the session's first case of a tool installs it (npm, pip): the installs are made once, in
+# one worker; `make check` leaves these out
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("hook-managers"),
+              pytest.mark.slow]
 
 ORDERS = ["manager,initd", "initd,manager", "initd,manager,initd",
           "manager,initd,manager,initd", "initd,manager,initd,manager"]

@@ -25,6 +25,10 @@ import pytest
 
 from tests.support.podman import Container, assert_commits_are_gated, missing, podman, skip_reason
 
+# one worker runs podman for the container tests: a build beside another's `rmi` once
+# failed ("layer not known"), and each image is built once, not once for each worker
+pytestmark = pytest.mark.xdist_group("podman")
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "adoption"
 BUNDLE = "localhost/initd-bundle:dev"
@@ -75,8 +79,11 @@ class Adopted:
         if form == "wheels":
             shutil.copytree(ROOT / "build" / "wheels", tmp / "build" / "wheels")
         (tmp / "Containerfile").write_text(containerfile(base, form))
-        built = podman("build", "--quiet", "--network=none", "-t", self.tag, str(tmp),
-                       timeout=300)
+        for _ in range(3):  # podman's own race: a build beside another run's `rmi`
+            built = podman("build", "--quiet", "--network=none", "-t", self.tag, str(tmp),
+                           timeout=300)
+            if built.returncode == 0 or "not known" not in built.stderr:
+                break
         assert built.returncode == 0, built.stderr
 
     def run(self, *args: str, cmd: list[str] | None = None) -> Container:

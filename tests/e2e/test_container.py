@@ -12,6 +12,9 @@ import pytest
 from tests.support import podman as support
 from tests.support.podman import assert_commits_are_gated, missing, podman, skip_reason
 
+# one worker runs podman for the container tests (test_adoption.py says why)
+pytestmark = pytest.mark.xdist_group("podman")
+
 IMAGE = "localhost/initd-demo:dev"
 API = ["/opt/demo/agent-api.py"]
 HOME = "/home/agent/.discobot/demo/hooks"

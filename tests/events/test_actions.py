@@ -53,7 +53,8 @@ class Receiver:
         # timeout). With a timeout, that accept gives up and the loop goes on.
         self.server.socket.settimeout(1.0)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                         daemon=True).start()
 
 
 @pytest.fixture
@@ -90,6 +91,7 @@ def test_a_webhook_sends_its_body_with_variables_json_escaped(ws: Workspace,
     assert not list(ws.path.rglob("CANARY"))
 
 
+@pytest.mark.slow
 def test_plain_http_to_another_host_is_refused(ws: Workspace) -> None:
     ws.pipeline({"on_error": [webhook("http://example.com/hook", **{"await": True})]})
     [result] = ws.fire("on_error")["results"]
@@ -106,6 +108,7 @@ def test_a_later_placeholder_cannot_change_where_a_url_goes(ws: Workspace,
     assert receiver.requests[0]["path"] == "/report/..%2Fadmin%3Fx%3D1%23%40evil.example"
 
 
+@pytest.mark.slow
 def test_on_failure_retry_and_retries_send_retries_plus_one_requests(
         ws: Workspace, receiver: Receiver) -> None:
     """One retry policy: `on_failure: retry, retries: 2` once sent 9 requests (the
@@ -125,6 +128,7 @@ def awaited(url: str, **more: object) -> dict[str, object]:
                    **{"await": True, **more})
 
 
+@pytest.mark.slow
 def test_send_failures_are_retried_then_an_error(ws: Workspace, receiver: Receiver) -> None:
     receiver.statuses = [503, 502]
     ws.pipeline({"on_error": [awaited(receiver.url, retries=3, retry_delay=0)]})
@@ -141,6 +145,7 @@ def test_send_failures_are_retried_then_an_error(ws: Workspace, receiver: Receiv
     assert result["status"] == "failed" and "answered HTTP 404" in result["error"]
 
 
+@pytest.mark.slow
 def test_an_awaited_webhook_waits_for_its_callback_and_passes_on_the_answer(
         ws: Workspace, receiver: Receiver) -> None:
     ws.pipeline({"on_stage_complete": [
@@ -168,6 +173,7 @@ def test_an_awaited_webhook_waits_for_its_callback_and_passes_on_the_answer(
     assert callback.startswith("http://127.0.0.1:") and "/callback/" in callback
 
 
+@pytest.mark.slow
 def test_replayed_and_wrong_tokens_get_403(ws: Workspace, receiver: Receiver) -> None:
     from initd.events.actions.webhook import Callback
 
@@ -187,6 +193,7 @@ def test_replayed_and_wrong_tokens_get_403(ws: Workspace, receiver: Receiver) ->
         callback.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("on_timeout", "aborted"), [("abort", True), ("continue", False)])
 def test_no_callback_in_time(ws: Workspace, receiver: Receiver, on_timeout: str,
                              aborted: bool) -> None:

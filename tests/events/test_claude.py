@@ -97,6 +97,7 @@ def bash(command: str, description: str | None = None) -> dict[str, Any]:
 # --- the documented examples
 
 
+@pytest.mark.slow
 def test_documented_pre_tool_use_hooks(cc: Workspace) -> None:
     documented(cc)
     log = Path(cc.home or "") / ".claude" / "bash-command-log.txt"
@@ -477,6 +478,7 @@ def emit(sock: str, event: str, data: dict[str, Any]) -> subprocess.CompletedPro
                           env={**os.environ, "INITD_SOCKET": sock})
 
 
+@pytest.mark.slow
 def test_end_to_end_emit_and_the_api(service: tuple[str, Workspace]) -> None:
     sock, cc = service
     documented(cc)
@@ -505,6 +507,7 @@ def test_end_to_end_emit_and_the_api(service: tuple[str, Workspace]) -> None:
     assert active(cc) == [False] + [True] * 8
 
 
+@pytest.mark.slow
 def test_outcomes_conform_to_the_openapi_document(cc: Workspace) -> None:
     import schemathesis
 

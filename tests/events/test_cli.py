@@ -66,6 +66,7 @@ def service(repo: Path, tmp_path: Path) -> Iterator[str]:
     forget_session(sid)
 
 
+@pytest.mark.slow
 def test_emit_exit_codes_and_output(service: str) -> None:
     blocked = initd("emit", "pre_tool", "--data", '{"tool_name": "git_commit"}', sock=service)
     assert blocked.returncode == 2 and "initd: blocked: tests fail" in blocked.stderr
@@ -96,6 +97,7 @@ def test_events_over_the_api_as_any_seed_names_them(service: str) -> None:
     assert code == 404 and "no event 'nope'" in body["error"]
 
 
+@pytest.mark.slow
 def test_hooks_list_and_check_across_dialects(repo: Path) -> None:
     listed = initd("hooks", "list", "--workspace", str(repo), "--hooks-dir", str(repo / "x"))
     assert listed.returncode == 0
@@ -114,6 +116,7 @@ def test_hooks_list_and_check_across_dialects(repo: Path) -> None:
     assert f"{repo}/.iteratr.hooks.yml: hooks.pre_iteraton: unknown event" in bad.stdout
 
 
+@pytest.mark.slow
 def test_trust_gates_workspace_hooks_until_a_person_approves(repo: Path,
                                                              tmp_path: Path) -> None:
     """initd as PID 1 with --trust: an unapproved pre_tool hook never runs; approved, it
@@ -149,6 +152,7 @@ def test_trust_gates_workspace_hooks_until_a_person_approves(repo: Path,
         forget_session(sid)
 
 
+@pytest.mark.slow
 def test_sessions_and_config_verbs(service: str, repo: Path) -> None:
     initd("emit", "after_turn", sock=service)
     listed = initd("sessions")
@@ -164,6 +168,7 @@ def test_sessions_and_config_verbs(service: str, repo: Path) -> None:
                  str(repo)).returncode == 125
 
 
+@pytest.mark.slow
 def test_a_service_killed_during_an_awaited_webhook_leaves_a_consistent_record(
         repo: Path) -> None:
     """initd as PID 1; the hook service is SIGKILLed while an awaited webhook waits for

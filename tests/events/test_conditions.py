@@ -106,6 +106,7 @@ VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=T
                   st.lists(st.integers(), max_size=3))
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(st.lists(ALPHABET, max_size=60).map("".join), st.dictionaries(
     st.sampled_from(["A", "B", "C"]), VALUE))

@@ -98,6 +98,7 @@ def test_the_first_block_ends_the_event(ws: Workspace) -> None:
 # --- a hook that could not run, or timed out, is an error: not a "no"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("on_error", ["allow", "deny"])
 def test_timeouts_are_errors_and_leave_no_process(ws: Workspace, on_error: str) -> None:
     mine = f"1000.{uuid.uuid4().int % 10**6:06d}"  # not another suite's sleep 1000

@@ -91,6 +91,7 @@ def emit(sock: str, event: str, data: str) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, "INITD_SOCKET": sock})
 
 
+@pytest.mark.slow
 def test_emit_exits_2_for_a_blockable_event_it_could_not_put_to_the_hooks(
         service: str) -> None:
     over = emit(service, "pre_tool", big(OVER).decode())

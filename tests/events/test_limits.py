@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from initd import limits
 from tests.events.support import Workspace
 
 
+@pytest.mark.slow
 def test_a_discobot_event_scripts_own_cpu_limit(tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     path = ws.write(".discobot/hooks/spin.sh", "#!/bin/sh\n#---\n# type: pre_tool\n"

@@ -70,6 +70,7 @@ def test_nyzhi_examples(ws: Workspace, tools: Path) -> None:
     assert ws.fire("pre_tool", {"tool_name": "read_file"})["results"] == []
 
 
+@pytest.mark.slow
 def test_autoagent_example(ws: Workspace, tools: Path, tmp_path: Path) -> None:
     ws.write(".autoagent/config.json", (FIXTURES / "autoagent.json").read_text())
     ws.write(".autoagent/hooks/validate-execution.sh", """

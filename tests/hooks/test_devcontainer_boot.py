@@ -144,6 +144,7 @@ def test_wait_for_post_start_runs_all_four_before_the_agent(ws: Path, state: Pat
     assert seq(ws) == [*STAGES, "agent"]
 
 
+@pytest.mark.slow
 def test_a_restart_repeats_only_post_start_and_a_new_container_repeats_all(
         ws: Path, state: Path) -> None:
     devcontainer(ws, four_stages("postStartCommand", after_agent=False))
@@ -187,6 +188,7 @@ def test_a_failed_stage_stops_the_later_ones_and_the_agent_starts_anyway(
     assert seq(ws) == ["failing"]
 
 
+@pytest.mark.slow
 def test_timeout_and_limits_come_from_customizations_and_the_image(
         ws: Path, state: Path, tmp_path: Path) -> None:
     devcontainer(ws, {"onCreateCommand": "head -c 3000000 /dev/zero > big",
@@ -266,6 +268,7 @@ print("left:", left, flush=True)
 """
 
 
+@pytest.mark.slow
 def test_a_daemon_a_command_starts_outlives_its_shell_and_is_stopped_with_initd(
         ws: Path, state: Path) -> None:
     """``nohup x &`` keeps running (and writing to its stdout) after postStartCommand's
@@ -356,6 +359,7 @@ def test_off_switch_and_a_workspace_nobody_named(ws: Path, state: Path) -> None:
     assert init.code == 0 and seq(ws) == []
 
 
+@pytest.mark.slow
 def test_trust_refuses_until_a_person_approves(ws: Path, state: Path, tmp_path: Path) -> None:
     devcontainer(ws, {"onCreateCommand": "echo onCreateCommand >> seq",
                       "postStartCommand": "echo postStartCommand >> seq",
@@ -417,6 +421,7 @@ def test_what_initd_does_not_run_is_said_without_v(ws: Path, state: Path) -> Non
         "container is created, which is the dev container tool's job (initd runs inside)"]
 
 
+@pytest.mark.slow
 def test_post_attach_runs_last_once_the_agent_is_up(ws: Path, state: Path) -> None:
     """postAttachCommand: after postStartCommand (waited for here), and only once the agent
     has started: initd's log says the agent started before the command was spawned (the

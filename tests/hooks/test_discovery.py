@@ -440,6 +440,7 @@ def test_past_the_scan_limit_the_count_says_or_more(
     assert "holds 10 or more entries" in unread.reason
 
 
+@pytest.mark.slow
 def test_a_directory_within_the_limit_is_read_whole(hooks: Path) -> None:
     for n in range(discovery.MAX_ENTRIES):
         (hooks / f"{n:04d}").write_text("x\n")

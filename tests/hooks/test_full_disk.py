@@ -71,6 +71,7 @@ def small_disk() -> Iterator[Path]:
         path.rmdir()
 
 
+@pytest.mark.slow
 def test_a_result_a_full_disk_refused_is_written_once_it_allows(
         initd, tmp_path: Path, small_disk: Path) -> None:
     repo = tmp_path / "ws"

@@ -39,6 +39,7 @@ def write(value: Any, gaps: Any, trailing: Any) -> str:
     return json.dumps(value)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(value=VALUES, data=st.data())
 @example(value={"url": "http://example.com//x", "c": "/* not a comment */"}, data=None)

@@ -50,6 +50,7 @@ def test_a_request_sent_again_gets_its_value_and_counts_nothing(tmp_path: Path,
     assert [json.loads(line)["value"] for line in lines] == [1, 2, 3]
 
 
+@pytest.mark.slow
 def test_past_compact_it_is_rewritten_with_its_newest_lines(tmp_path: Path,
                                                             entries: Any) -> None:
     place = Place(str(tmp_path), ("journal",))

@@ -30,6 +30,7 @@ def workspace() -> Iterator[Path]:
     forget_session("limits")
 
 
+@pytest.mark.slow
 def test_limits_bite_and_are_reported_and_boot_goes_on(workspace: Path, tmp_path: Path
                                                       ) -> None:
     hooks = workspace / ".discobot" / "hooks"

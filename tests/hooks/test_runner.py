@@ -175,6 +175,7 @@ def test_cap_exactly_reached_is_not_truncated(tmp_path: Path) -> None:
     assert far.truncated and far.tail.endswith(b"c")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(150)
 def test_a_gigabyte_of_output_is_capped_in_the_log_and_in_memory(tmp_path: Path) -> None:
     """1 GiB of output: log capped with a marker, head/tail bounded, our RSS flat."""
@@ -215,6 +216,7 @@ def test_memory_keeps_the_end_of_output_just_over_the_head(tmp_path: Path) -> No
 # --- timeout and cancel ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)  # (the hook sleeps 1000 s: only the timeout ends it sooner)
 def test_timeout_stops_the_whole_group(tmp_path: Path) -> None:
     """A hook that runs forever is stopped at the timeout, group and all, with 124."""
@@ -231,6 +233,7 @@ def test_timeout_stops_the_whole_group(tmp_path: Path) -> None:
         b"\n[initd: timed out after 1s; the hook's process group was stopped]\n")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)  # (the hook sleeps 1000 s: only the timeout ends it sooner)
 def test_timeout_kills_a_hook_that_ignores_term(tmp_path: Path) -> None:
     """TERM ignored by the whole group: KILL follows after ``grace`` and nothing survives."""
@@ -243,6 +246,7 @@ def test_timeout_kills_a_hook_that_ignores_term(tmp_path: Path) -> None:
     assert survivors(pid_from(tmp_path / "leader.pid")) == []
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)  # (the grandchild holds the pipe for 1000 s)
 def test_timeout_returns_although_an_escaped_grandchild_holds_the_pipe(tmp_path: Path) -> None:
     """An escaped grandchild holding stdout cannot stretch a timeout past grace + DRAIN:
@@ -261,6 +265,7 @@ def test_timeout_returns_although_an_escaped_grandchild_holds_the_pipe(tmp_path:
         os.kill(pid_from(tmp_path / "daemon.pid"), signal.SIGKILL)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)  # (the hook sleeps 1000 s, its timeout is 1000 s)
 def test_cancel_stops_the_hook(tmp_path: Path) -> None:
     """Setting ``cancel`` stops the group like a timeout, but reports cancelled."""
@@ -287,6 +292,7 @@ def test_cancel_stops_the_hook(tmp_path: Path) -> None:
 # --- daemons holding stdout -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)  # (the daemon holds stdout for 1000 s, the timeout is 1000 s)
 def test_daemon_in_the_group_holding_stdout_does_not_hold_run(tmp_path: Path) -> None:
     """A same-group daemon holding stdout cannot keep run() past the leader's exit + DRAIN:
@@ -306,6 +312,7 @@ def test_daemon_in_the_group_holding_stdout_does_not_hold_run(tmp_path: Path) ->
         os.kill(daemon, signal.SIGKILL)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)  # (the daemon holds stdout for 1000 s, the timeout is 1000 s)
 def test_daemon_escaping_the_group_does_not_hold_run(tmp_path: Path) -> None:
     """A daemon that setsid()s out of the group and keeps stdout open cannot hold run():
@@ -564,6 +571,7 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
     subprocess.run(["umount", "-l", str(where)], check=False)
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_log_never_the_hooks_supervision(tmp_path: Path,
                                                                full_disk: Path) -> None:
     """ENOSPC on the log made runner raise: the hook was never stopped (alive minutes past

@@ -92,6 +92,7 @@ def test_order_image_first_then_file_names_all_before_the_agent(workspace: Path,
     assert init.stdout_lines == ["90-image.sh", "10-a.sh", "20-b.sh"]
 
 
+@pytest.mark.slow
 def test_every_result_is_written_before_the_agent_starts(initd, workspace: Path,
                                                          tmp_path: Path) -> None:
     """Results are written while the next hook runs (phase.Recorder), and all of them
@@ -153,6 +154,7 @@ def test_background_hook_does_not_hold_the_agent_and_stops_with_initd(
     assert (entry["lastResult"], entry["cancelled"]) == ("failure", True)
 
 
+@pytest.mark.slow
 def test_hook_timeout_stops_it_and_the_agent_starts(workspace: Path, tmp_path: Path) -> None:
     add_hook(hooks(workspace), "10-slow.sh", "trap '' TERM; sleep 1000", type="session",
              timeout=1)
@@ -224,6 +226,7 @@ def test_user_and_root_hooks(workspace: Path, tmp_path: Path, agent_user: pwd.st
         shutil.rmtree(locked)
 
 
+@pytest.mark.slow
 def test_hook_left_running_by_a_crash_is_recovered(initd, workspace: Path,
                                                    tmp_path: Path) -> None:
     hook = add_hook(hooks(workspace), "10-long.sh", "sleep 1000", type="session")

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from initd import proc, statefile
 from initd.hooks.model import Hook
 from initd.hooks.status import VERSION, StatusStore
@@ -44,6 +46,7 @@ def test_corrupt_file_is_kept_aside_and_reads_as_empty(tmp_path: Path) -> None:
     assert Path(store.path + ".corrupt").read_text() == "{not json"
 
 
+@pytest.mark.slow
 def test_concurrent_writers_lose_no_update(tmp_path: Path) -> None:
     """Read-modify-write under flock: 4 processes x 100 increments = 400."""
     directory = str(tmp_path / "hooks")
@@ -53,6 +56,7 @@ def test_concurrent_writers_lose_no_update(tmp_path: Path) -> None:
     assert StatusStore(directory).read()["hooks"]["counter"]["runCount"] == 400
 
 
+@pytest.mark.slow
 def test_kill_9_mid_write_never_leaves_a_torn_file(tmp_path: Path) -> None:
     directory = str(tmp_path / "hooks")
     store = StatusStore(directory)

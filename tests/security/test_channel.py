@@ -62,6 +62,7 @@ GARBAGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(GARBAGE))
 def test_garbage_on_the_channel_restarts_the_service_never_initd(boot, name: str) -> None:
     payload, repeat = GARBAGE[name]

@@ -119,6 +119,7 @@ EMIT = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_agent_cannot_write_rm_past_a_deny_hook(boot, agent: Agent, ws: Path) -> None:
     """As the agent, with initd as PID 1: ``initd emit pre_tool`` for each spelling exits
@@ -269,6 +270,7 @@ def spelled(name: str, how: list[int]) -> str:
     return "".join(ways[way](char) for char, way in zip(name, how, strict=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(how=st.lists(st.integers(0, 4), min_size=2, max_size=2),
        args=st.lists(WORD, max_size=4),

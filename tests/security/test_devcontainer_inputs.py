@@ -89,6 +89,7 @@ def test_a_huge_or_fifo_sub_folder_file_is_refused_without_a_hang(
     assert canary.changes() == []
 
 
+@pytest.mark.slow
 def test_many_sub_folders_cost_one_bounded_line(
         boot: Callable[..., Initd], agent: Agent, ws: Path) -> None:
     """3,000 sub-folders each with a devcontainer.json (and a command): none runs, one
@@ -153,6 +154,7 @@ FIND_DRAIN = ("i=0; until d=$(pgrep -u {uid} -x tail); do i=$((i+1)); "
               "[ $i -gt 1200 ] && exit 9; sleep 0.05; done; ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", [
     "kill -KILL $d",
     "kill -STOP $d",

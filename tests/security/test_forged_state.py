@@ -41,6 +41,7 @@ FORGE = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["root-daemon", "pid1"])
 def test_a_forged_process_group_in_status_json_is_never_signalled_by_root(
         boot, agent: Agent, ws: Path, sid: str, image: str, target: str) -> None:
@@ -110,6 +111,7 @@ HOLD = """
 """
 
 
+@pytest.mark.slow
 def test_a_lock_the_agent_holds_never_wedges_root_or_its_shutdown(
         boot, agent: Agent, ws: Path, sid: str) -> None:
     """The agent holds status.json's lock for good: root, recording a background hook,

@@ -114,7 +114,8 @@ def servers() -> Iterator[list[http.server.HTTPServer]]:
     for _ in range(2):
         server = http.server.HTTPServer(("127.0.0.1", 0), _Catcher)
         server.hits = []  # type: ignore[attr-defined]
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                         daemon=True).start()
         made.append(server)
     yield made
     for server in made:
@@ -122,6 +123,7 @@ def servers() -> Iterator[list[http.server.HTTPServer]]:
         server.server_close()
 
 
+@pytest.mark.slow
 def test_the_environment_beats_the_payload_in_a_webhook_url(
         boot, agent: Agent, ws: Path, servers: list[http.server.HTTPServer]) -> None:
     good, evil = (f"http://127.0.0.1:{s.server_address[1]}" for s in servers)

@@ -94,6 +94,7 @@ def as_root(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:
     return out, time.monotonic() - started
 
 
+@pytest.mark.slow
 def test_a_dribbling_answer_ends_at_the_timeout(serve) -> None:  # type: ignore[no-untyped-def]
     """A socket timeout is per call: one byte every 0.2 s once held the probe for good."""
     path = serve("dribble")

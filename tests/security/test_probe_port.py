@@ -148,6 +148,7 @@ def restarted(port: int) -> dict[str, Any] | None:
         service.get("state") == "running" else None
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("soft_limit", [1024, 4096])
 def test_a_flood_and_a_killed_service_leave_the_supervisor_alive(boot, soft_limit: int) -> None:  # type: ignore[no-untyped-def]
@@ -176,6 +177,7 @@ def test_a_flood_and_a_killed_service_leave_the_supervisor_alive(boot, soft_limi
     assert "Traceback" not in init.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_at_the_descriptor_limit_the_service_waits_and_the_supervisor_lives(boot) -> None:  # type: ignore[no-untyped-def]
     """A limit below the probe port's cap (``--ulimit nofile=48``): the flood takes every

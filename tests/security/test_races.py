@@ -88,6 +88,7 @@ FLIP_UNTIL = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(400)  # (200 rounds: minutes when other suites share the host)
 def test_links_swapped_into_the_state_dir_while_root_records_background_hooks(
         boot, agent: Agent, ws: Path, sid: str, canary: Canary) -> None:
@@ -117,6 +118,7 @@ def test_links_swapped_into_the_state_dir_while_root_records_background_hooks(
     assert canary.leaked_into(agent.home) == []
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(400)  # (200 turns, each rewriting the chain)
 def test_a_hooks_dir_swapped_for_a_link_while_the_chain_is_rewritten(
         boot, agent: Agent, ws: Path, canary: Canary) -> None:

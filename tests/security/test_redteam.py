@@ -86,6 +86,7 @@ int main(int argc, char **argv) {
 # pid; a hopper forked and exited in between, a scan came up empty, and the sweep ended
 # saying "stopped" while the hopper lived on. Now a hopper no freeze catches is caught
 # by stopping the whole PID namespace at once (initd/orphans.py).
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["python", "c"])
 def test_a_fork_hopping_root_daemon_outlives_the_leftover_sweep(
         boot, agent: Agent, ws: Path, canary: Canary, record: Path, language: str) -> None:
@@ -118,6 +119,7 @@ def test_a_fork_hopping_root_daemon_outlives_the_leftover_sweep(
 
 # Once worked: a root hook's daemon with the agent's uids and root's capabilities was
 # not stopped (only uid 0 counted; now any capability does)
+@pytest.mark.slow
 def test_a_root_daemon_that_keeps_its_capabilities_under_the_agents_uid_is_stopped(
         boot, agent: Agent, ws: Path, canary: Canary) -> None:
     """It "drops to another user" by its uids only: with keep-caps and ambient
@@ -154,6 +156,7 @@ SWAPPER = """
 
 # Once worked: `initd hooks run` as root under --trust hashed the file, then exec'd it by
 # path; now it runs a copy (the hook's $0 shows it: deterministic, whatever the race does)
+@pytest.mark.slow
 def test_root_running_a_trusted_hook_runs_only_the_approved_bytes(
         agent: Agent, ws: Path, record: Path, image: str, sid: str) -> None:
     hooks = ws / Path(*HOOKS)
@@ -236,6 +239,7 @@ def test_a_root_session_hook_never_loads_the_agents_dotfiles(
 # restart of the agent (--restart on-failure) must not run them again, on a workspace
 # the agent has since rewritten.
 
+@pytest.mark.slow
 def test_a_restarted_agent_never_runs_the_root_session_hooks_again(
         boot, agent: Agent, ws: Path, record: Path) -> None:
     hook(ws / Path(*HOOKS), "10-root.sh", f'echo "root $(id -u)" >> {record}/ran',

@@ -161,6 +161,7 @@ AGENT = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pidns", [True, False], ids=["pid1", "subreaper"])
 def test_what_a_workspace_root_hook_leaves_running_as_root_is_stopped_before_the_agent(
         boot, agent: Agent, ws: Path, image: str, canary: Canary, pidns: bool) -> None:

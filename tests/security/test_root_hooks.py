@@ -30,6 +30,7 @@ def ran(record: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+@pytest.mark.slow
 def test_a_background_root_session_hook_is_refused_and_never_runs(
         boot, agent: Agent, ws: Path, record: Path) -> None:
     """It would still be running as root once the agent runs: refused when it loads,
@@ -79,6 +80,7 @@ SWAP = """
 RACED = 200
 
 
+@pytest.mark.slow
 def test_trusted_root_hooks_racing_a_swapping_process_run_only_what_was_trusted(
         boot, agent: Agent, ws: Path, image: str, record: Path) -> None:
     """Before the agent runs, a process of the agent's uid may: here one a user session

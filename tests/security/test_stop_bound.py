@@ -44,6 +44,7 @@ def hook_running(init, needle: str) -> bool:  # type: ignore[no-untyped-def]
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("devcontainer", [False, True], ids=["hooks", "hooks+devcontainer"])
 def test_a_lock_the_agent_holds_never_stretches_the_stop(
         boot, agent: Agent, ws: Path, sid: str, devcontainer: bool) -> None:

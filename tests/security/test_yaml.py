@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.attack import Agent, as_agent
 
 # Nine levels of nine: a few hundred bytes that expand to 9**9 strings when walked.
@@ -33,6 +35,7 @@ def test_an_alias_bomb_in_front_matter_costs_root_nothing(boot, agent: Agent,
     assert "alias" in skipped[0]["reason"]
 
 
+@pytest.mark.slow
 def test_a_flooded_hooks_directory_is_one_error_not_a_slow_boot(boot, agent: Agent,
                                                                 ws: Path) -> None:
     """Root lists the workspace's hooks directory at boot: of 5,000 files the agent made

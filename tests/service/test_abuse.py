@@ -56,6 +56,7 @@ def get(path: str, where: str = "/") -> bytes:
         return s.recv(100)
 
 
+@pytest.mark.slow
 def test_an_idle_or_slowloris_connection_is_dropped_and_costs_no_thread(tiny, capfd) -> None:  # type: ignore[no-untyped-def]
     path, httpd = tiny
     threads = threading.active_count()

@@ -68,6 +68,7 @@ def test_the_seeds_example_over_the_socket(service: str, repo: Path) -> None:
     assert (code, out["output"]) == (200, "ok\n")
 
 
+@pytest.mark.slow
 def test_loop_guard_third_allowed_fourth_refused_user_turn_resets(service: str,
                                                                   repo: Path) -> None:
     (repo / "x.a").write_text("BAD\n")
@@ -192,6 +193,7 @@ def _pgid(pid: int) -> int | None:
 
 
 
+@pytest.mark.slow
 def test_cli_verbs_over_the_socket(service: str, repo: Path) -> None:
     (repo / "x.a").write_text("BAD\n")
     settle()
@@ -216,6 +218,7 @@ def test_cli_verbs_without_a_service_say_so(tmp_path: Path) -> None:
     assert "no hook service at" in out.stderr and "INITD_SOCKET" in out.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("probe", ["health", "ready"])
 @pytest.mark.parametrize("how", ["never answers", "backlog full"])
 def test_a_probe_against_a_service_that_cannot_answer_is_one_line_in_time(

@@ -36,6 +36,7 @@ def repo() -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_service_commits_and_reruns_lose_no_counter_in_1000_rounds(repo: Path,
                                                                     tmp_path: Path) -> None:

@@ -88,6 +88,7 @@ def kill_service(init: Initd) -> None:
              what="a new hook service")
 
 
+@pytest.mark.slow
 def test_an_event_hook_killed_mid_run_is_not_run_again_when_the_event_comes_again(
         initd, box: Box) -> None:
     box.hook("10-first.sh", "post_tool", "first")  # quick: recorded before the kill
@@ -137,6 +138,7 @@ def test_a_blocking_answer_is_the_same_when_the_event_comes_again(initd, box: Bo
     init.wait()
 
 
+@pytest.mark.slow
 def test_a_turn_killed_mid_hook_does_not_run_it_twice_and_it_stays_pending(
         initd, box: Box) -> None:
     box.hook("10-slow.sh", "file", "slow", slow=True, pattern="*.py")
@@ -161,6 +163,7 @@ def test_a_turn_killed_mid_hook_does_not_run_it_twice_and_it_stays_pending(
     init.wait()
 
 
+@pytest.mark.slow
 def test_a_turn_sent_again_is_not_a_second_reprompt(initd, box: Box) -> None:
     box.hook("10-bad.sh", "file", "bad", fail=True, pattern="*.py")
     (box.repo / "a.py").write_text("x = 1\n")

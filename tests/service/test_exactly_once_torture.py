@@ -45,6 +45,7 @@ def sid() -> Iterator[str]:
     forget_session(made)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_no_hook_runs_twice_no_answer_is_lost_no_count_is_off(tmp_path: Path, sid: str
                                                               ) -> None:
@@ -71,6 +72,7 @@ def mutant(where: Path) -> str:
     return str(tree)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_torture_finds_duplicates_when_nothing_is_journaled(tmp_path: Path, sid: str
                                                                 ) -> None:

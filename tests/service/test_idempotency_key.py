@@ -80,6 +80,7 @@ def box(tmp_path: Path) -> Iterator[Box]:
     forget_session(made.sid)
 
 
+@pytest.mark.slow
 def test_the_same_key_with_another_body_is_a_422_with_the_reason(box: Box) -> None:
     box.up()
     ls = {"tool_name": "Bash", "tool_input": {"command": "ls"}}

@@ -25,6 +25,7 @@ GUARDS = 16
 ANSWER = 1_000_000  # bytes of each guard's JSON answer (the most a hook's is kept whole)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_sixteen_1_mib_answers_a_kill_and_a_resend_run_no_hook_twice(tmp_path: Path
                                                                       ) -> None:

@@ -48,6 +48,7 @@ def session(tmp_path: Path) -> Iterator[Session]:
     forget_session(made.sid)
 
 
+@pytest.mark.slow
 def test_a_killed_service_goes_on_counting(session: Session) -> None:
     service = start(session.sock, str(session.repo), session.sid)
     assert session.turn("user") == ("reprompt", 1, "reprompt")
@@ -65,6 +66,7 @@ def test_a_killed_service_goes_on_counting(session: Session) -> None:
         service.wait(10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("planted", ["garbage{", '{"state": {"count": -5}}',
                                      '{"state": {"count": "2"}}', '{"state": {"count": 99}}',
                                      '{"state": [3]}', "[]", "link"])
@@ -104,6 +106,7 @@ SWEEPS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("sweep", SWEEPS)
 def test_a_turn_killed_at_any_step_counts_once_when_sent_again(tmp_path: Path,

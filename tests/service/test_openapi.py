@@ -59,6 +59,7 @@ def linked_schema(tmp_path: Path) -> Iterator[object]:
     forget_session(sid)
 
 
+@pytest.mark.slow
 def test_api_conforms_to_its_openapi_document(api_schema) -> None:
     """Every operation: generated requests (valid and not), no 5xx, responses that match
     the document. (Driven without schemathesis' pytest plugin, which pytest 9 breaks.)"""
@@ -85,6 +86,7 @@ def test_api_conforms_to_its_openapi_document(api_schema) -> None:
         check()
 
 
+@pytest.mark.slow
 def test_health_and_a_not_ready_agent_conform_too(linked_schema) -> None:
     seen = set()
     for result in linked_schema.get_all_operations():
@@ -102,6 +104,7 @@ def test_health_and_a_not_ready_agent_conform_too(linked_schema) -> None:
     assert seen == {("GET /v1/health", 200), ("GET /v1/ready", 503)}
 
 
+@pytest.mark.slow
 def test_event_outcomes_conform(api_schema) -> None:
     """The outcomes of real hooks (a non-blockable exit 2; a timeout) against the document."""
     [operation] = [r.ok() for r in api_schema.get_all_operations()

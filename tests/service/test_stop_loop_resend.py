@@ -25,6 +25,7 @@ from tests.service import torture
 KILLED = CAP  # the round's index of the 8th Stop (the user prompt is 0)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_stop_killed_at_any_step_and_sent_again_is_counted_once(tmp_path: Path) -> None:
     sid = f"stops-{uuid.uuid4().hex[:8]}"

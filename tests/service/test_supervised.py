@@ -32,6 +32,7 @@ def args(repo: Path, sid: str, sock: str, *cmd: str) -> list[str]:
             "--socket", sock, "--", *cmd]
 
 
+@pytest.mark.slow
 def test_a_relative_workspace_is_the_same_place_for_the_service(initd, ws) -> None:
     """--workspace ws from ws's parent: the service (which runs from /) once looked in
     ws/ws, and file hooks silently never ran. Every path setting is made absolute once."""
@@ -47,6 +48,7 @@ def test_a_relative_workspace_is_the_same_place_for_the_service(initd, ws) -> No
     assert json.loads(init.stdout_lines[-1])["action"] == "reprompt"
 
 
+@pytest.mark.slow
 def test_the_agent_reaches_the_api_through_initd_socket(initd, ws) -> None:
     repo, sid, sock = ws
     checker(repo, "10-a.sh", "*.a", "BAD")
@@ -62,6 +64,7 @@ def test_the_agent_reaches_the_api_through_initd_socket(initd, ws) -> None:
     assert not os.path.exists(sock)  # the service went with initd, and took its socket
 
 
+@pytest.mark.slow
 def test_a_killed_service_is_restarted_and_the_agent_keeps_running(initd, ws) -> None:
     repo, sid, sock = ws
     init = initd(args(repo, sid, sock, "sleep", "1000"))
@@ -81,6 +84,7 @@ def test_a_killed_service_is_restarted_and_the_agent_keeps_running(initd, ws) ->
     assert "restarting after backoff" in init.stderr
 
 
+@pytest.mark.slow
 def test_killed_mid_evaluation_the_hook_stays_pending_and_is_recovered(initd, ws) -> None:
     repo, sid, sock = ws
     add_hook(repo / ".discobot" / "hooks", "10-slow.sh", "sleep 1000", type="file",
@@ -115,6 +119,7 @@ JOIN_SERVICE_GROUP = ("python3 -c 'import os, signal, time\n"
                       "time.sleep(1000)' </dev/null >/dev/null 2>&1 &")
 
 
+@pytest.mark.slow
 def test_a_service_restart_passes_signals_on_and_never_overlaps_its_group(initd, ws) -> None:
     repo, sid, sock = ws
     add_hook(repo / ".discobot" / "hooks", "10-join.sh", JOIN_SERVICE_GROUP, type="file",

@@ -87,6 +87,7 @@ def test_tini_style_use_has_no_service_and_no_socket(initd, tmp_path: Path) -> N
     assert not os.path.exists(init.socket)
 
 
+@pytest.mark.slow
 def test_no_service_and_service_decide(initd, ws, tmp_path: Path) -> None:
     repo, sid = ws
     off = boot(initd, repo, sid, "-v", "--no-service", "--", "sh", "-c",
@@ -99,6 +100,7 @@ def test_no_service_and_service_decide(initd, ws, tmp_path: Path) -> None:
     assert "hook service start" in on.stderr
 
 
+@pytest.mark.slow
 def test_a_socket_that_cannot_be_bound_warns_unless_the_service_was_asked_for(
         initd, ws, tmp_path: Path) -> None:
     repo, sid = ws
@@ -137,6 +139,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["port", "url"])
 def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
     repo, sid = ws
@@ -176,6 +179,7 @@ def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
     assert init.wait() == 0
 
 
+@pytest.mark.slow
 def test_a_request_made_while_the_service_restarts_waits_for_it(initd, ws) -> None:
     repo, sid = ws
     init = boot(initd, repo, sid, "--", "sleep", "1000")
@@ -195,6 +199,7 @@ def test_a_request_made_while_the_service_restarts_waits_for_it(initd, ws) -> No
 # --- no hook outlives the service that ran it
 
 
+@pytest.mark.slow
 def test_a_killed_services_hook_is_stopped_not_orphaned(initd, ws) -> None:
     repo, sid = ws
     add_hook(repo / ".discobot" / "hooks", "10-slow.sh", "sleep 1000",
@@ -275,6 +280,7 @@ def test_a_root_file_hook_is_refused_when_it_loads_and_the_others_run_as_the_age
                for e in skipped), init.stderr
 
 
+@pytest.mark.slow
 def test_without_a_user_a_root_file_hook_is_refused_all_the_same(ws) -> None:
     """The rule is the file's, not the deployment's: `initd hooks check` in CI says the
     same whoever runs the container."""
@@ -294,6 +300,7 @@ def test_without_a_user_a_root_file_hook_is_refused_all_the_same(ws) -> None:
 # --- the pre-commit chain follows the hooks
 
 
+@pytest.mark.slow
 def test_a_pre_commit_hook_added_mid_session_joins_the_chain_at_the_next_turn(
         initd, ws) -> None:
     repo, sid = ws
@@ -344,6 +351,7 @@ def test_no_git_repository_is_fine_without_file_hooks_and_clear_with_them(initd)
         shutil.rmtree(plain, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_a_socket_another_initd_serves_is_never_taken_over(initd, ws) -> None:
     repo, sid = ws
     first = boot(initd, repo, sid, "--", "sleep", "1000")
@@ -404,6 +412,7 @@ def pids_cgroup() -> Iterator[Path]:
             time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_a_fork_failure_while_the_service_restarts_never_takes_the_agent_down(
         initd, ws, pids_cgroup: Path) -> None:
     """The service is killed, and no process can be made: initd says so, keeps the agent
@@ -488,6 +497,7 @@ def test_no_thread_at_boot_is_one_line_never_a_crash(ws, pids_cgroup: Path) -> N
     assert status["hooks"]["30-bg"]["lastResult"] == "failure"  # its fork failed: recorded
 
 
+@pytest.mark.slow
 def test_the_agent_starts_beside_the_service_and_its_first_request_waits(initd, ws) -> None:  # type: ignore[no-untyped-def]
     """The agent never waits for the hook service (it used to, ~150 ms a boot): the
     supervisor starts both, and the agent's first request, made before the service
