@@ -11,7 +11,8 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 # what running initd needs (make demo), and what the tests need besides
 RUNTIME_PACKAGES := python3 python3-venv git procps passwd util-linux
 SYSTEM_PACKAGES := $(RUNTIME_PACKAGES) strace binutils gcc libcap2-bin
-# pytest's own options are in pyproject.toml: in parallel (pytest-xdist), strict on skips
+# pytest's own options are in pyproject.toml (in parallel: pytest-xdist); tests/conftest.py
+# loads the plugins (strict on skips, log tails of a failed test's processes)
 PYTEST := $(BIN)/pytest
 
 .PHONY: all test check test-stress lint demo bench clean system-packages runtime-packages \

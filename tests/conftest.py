@@ -34,6 +34,13 @@ CONTAINER_DIRS = (TESTS / "e2e", TESTS / "bundle")
 USER_FIXTURES = {"agent_user", "agent"}
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """-n auto: two workers per core. Most tests wait on processes (a hook, a grace, a
+    restart's backoff) more than they compute, so a second worker per core fills the
+    waits (on two cores, quiet: 7 1/2 min with two workers, 5 1/2 with four)."""
+    return 2 * (os.cpu_count() or 1)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(str(item.fspath))

@@ -213,10 +213,20 @@ class Session:
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self._log_file,
                                      text=True, env=env, cwd=str(self.ws))
         assert self.proc.stdout is not None
+        from tests.support import logtails  # (a failed test shows the service's log)
+
+        logtails.started(self.describe)
         line = self.proc.stdout.readline()
         assert line.startswith("ready"), f"the hook service did not start: {line!r}\n" + \
             self.log.read_text()
         return self
+
+    def describe(self) -> str:
+        code = self.proc.poll() if self.proc is not None else None
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return (f"$ initd service (session {self.sid})\n"
+                f"  {'still running' if code is None else f'exit {code}'}\n"
+                f"  its log (its end):\n{text[-3000:]}")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -301,13 +311,15 @@ def one_result(outcome: dict[str, Any], text: str) -> dict[str, Any]:
 def wait_until(probe: Callable[[], object], timeout: float = DEADLINE,
                what: str = "condition") -> object:
     deadline = time.monotonic() + timeout
+    pause = 0.01  # growing to 0.1 s: a long wait is no CPU burner (harness.wait_for)
     while True:
         value = probe()
         if value:
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up after {timeout}s waiting for {what}")
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.1)
 
 
 # An HTTP hook's endpoint: a real server on 127.0.0.1, on a port the kernel picks. --------

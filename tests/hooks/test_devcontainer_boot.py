@@ -25,8 +25,12 @@ from tests.support.harness import UNSHARE, Initd, run, wait_for
 SESSION = "dc"
 # A command that waits (up to 10 s, then fails: never a hang) until ``seq`` has a line.
 WAIT_LINE = ("i=0; until grep -qx {line} seq; do i=$((i+1)); "
-             "if [ $i -gt 200 ]; then echo gave-up-waiting-for-{line} >> seq; exit 1; fi; "
+             "if [ $i -gt 600 ]; then echo gave-up-waiting-for-{line} >> seq; exit 1; fi; "
              "sleep 0.05; done")
+# the same for the n-th such line: a second boot's agent waits for its own boot's line
+WAIT_NTH_LINE = ("i=0; until [ \"$(grep -cx {line} seq)\" -ge {n} ]; do i=$((i+1)); "
+                 "if [ $i -gt 600 ]; then echo gave-up-waiting-for-{line} >> seq; exit 1; fi; "
+                 "sleep 0.05; done")
 
 
 @pytest.fixture
@@ -430,8 +434,10 @@ def test_post_attach_runs_last_once_the_agent_is_up(ws: Path, state: Path) -> No
     devcontainer(ws, {"postStartCommand": "echo postStartCommand >> seq",
                       "postAttachCommand": "echo postAttachCommand >> seq",
                       "waitFor": "postStartCommand"})
-    agent = f"cd {ws} && " + WAIT_LINE.format(line="postAttachCommand")
     for start in (1, 2):
+        # (once, the second boot's agent found the first boot's line, exited at once, and
+        # its initd never spawned the command: that boot's agent had already ended)
+        agent = f"cd {ws} && " + WAIT_NTH_LINE.format(line="postAttachCommand", n=start)
         init = boot(ws, state, "sh", "-c", agent)
         assert init.code == 0, init.stderr
         said = events(init)

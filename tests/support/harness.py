@@ -201,12 +201,16 @@ SIGNAL_NAMES = {s.value: s.name for s in signal.Signals}
 
 
 def wait_for(probe: Callable[[], object], timeout: float = 10, what: str = "condition") -> object:
-    """Poll ``probe`` until it returns something truthy; fail loudly after ``timeout``."""
+    """Poll ``probe`` until it returns something truthy; fail loudly after ``timeout``.
+    The pause grows from 0.01 s to 0.1 s: a probe may scan /proc, and a long wait on a busy
+    host must not become a CPU burner of its own."""
     deadline = time.monotonic() + timeout
+    pause = 0.01
     while True:
         value = probe()
         if value:
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.1)

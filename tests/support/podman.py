@@ -41,6 +41,10 @@ class Container:
         self.name = f"initd-e2e-{uuid.uuid4().hex[:8]}"
         out = podman("run", "-d", "--name", self.name, *args, image, *(cmd or []))
         assert out.returncode == 0, out.stderr
+        from tests.support import logtails  # (a failed test shows the container's log)
+
+        logtails.started(lambda: f"$ podman logs {self.name} (its end)\n"
+                                 f"{logtails.tail(self.logs())}")
 
     def exec(self, *args: str, user: str | None = None, timeout: float = 30
              ) -> subprocess.CompletedProcess[str]:
