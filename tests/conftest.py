@@ -38,12 +38,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """-n auto: two workers per core. Most tests wait on processes (a hook, a grace, a
     restart's backoff) more than they compute, so a second worker per core fills the
     waits (on two cores, quiet: 7 1/2 min with two workers, 5 1/2 with four)."""
-    return 2 * (os.cpu_count() or 1)
+    return 2 * len(os.sched_getaffinity(0))  # (the cores this run may use, not the host's)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        path = Path(str(item.fspath))
+        path = item.path
         if any(path.is_relative_to(d) for d in CONTAINER_DIRS):
             item.add_marker(pytest.mark.container)
         elif USER_FIXTURES & set(getattr(item, "fixturenames", ())):

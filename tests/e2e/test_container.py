@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support import podman as support
+from tests.support.harness import free_port
 from tests.support.podman import assert_commits_are_gated, missing, podman, skip_reason
 
 # one worker runs podman for the container tests (test_adoption.py says why)
@@ -213,6 +214,11 @@ def test_podman_kube_play_of_the_manifest_and_a_graceful_pod_stop(tmp_path) -> N
     for volume in pod["volumes"]:
         claim = volume["persistentVolumeClaim"]
         claim["claimName"] = claims[claim["claimName"]]
+    # podman 4 publishes a containerPort without a hostPort on the host's same port: two
+    # runs at once then both bound :8080 (make test-stress). A free port of this run's own.
+    for container in pod["containers"]:
+        for port in container.get("ports", []):
+            port["hostPort"] = free_port()
     path = tmp_path / "agent.yaml"
     path.write_text(yaml.safe_dump_all(docs))
     played = podman("kube", "play", str(path), timeout=120)
