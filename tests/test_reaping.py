@@ -10,7 +10,7 @@ import sys
 import psutil
 import pytest
 
-from tests.support.harness import SUPPORT, UNSHARE, run
+from tests.support.harness import SUPPORT, UNSHARE, proc_status, run
 
 STORM = [sys.executable, str(SUPPORT / "orphans.py")]
 
@@ -49,7 +49,9 @@ def test_leftover_daemon_is_swept_after_cmd_exits(initd, pidns: bool) -> None:
               "</dev/null & sleep 0.3; exit 3")
     init = initd(["-v", "--log-format", "json", "--", "sh", "-c", daemon], pidns=pidns)
     pid_in_ns = int(init.expect(r"^daemon (\d+)").group(1))
-    host_pids = [p for p in init.descendants() if p.name() == "sleep"]
+    # by its pid, not its name: it says its pid before it execs sleep (once, on a busy
+    # host, it was still "sh" when looked for)
+    host_pids = [p for p in init.descendants() if ns_pid(p.pid) == pid_in_ns]
     assert host_pids, f"daemon {pid_in_ns} not found"
     assert init.wait() == 3  # CMD's code, whatever the sweep had to do
     # it ignored TERM: KILLed after PID 1's short sweep grace, which initd's log tells (a
@@ -61,6 +63,15 @@ def test_leftover_daemon_is_swept_after_cmd_exits(initd, pidns: bool) -> None:
                      ("sweep grace over", "SIGKILL")], init.stderr[-3000:]
     for p in host_pids:
         assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE
+
+
+def ns_pid(pid: int) -> int | None:
+    """A process's pid in its own PID namespace (the last of /proc's NSpid), or None
+    once it is gone."""
+    try:
+        return int(proc_status(pid, "NSpid").split()[-1])
+    except (OSError, KeyError):
+        return None
 
 
 def test_subreaper_sweep_spares_processes_outside_its_tree(initd) -> None:
