@@ -15,8 +15,10 @@ import pytest
 from tests.support.harness import Initd  # (neither reads HOME when imported)
 from tests.support.users import AGENT, AGENT_GROUP
 
-# no test is skipped in silence; a failed test shows the log tails of what it ran
-pytest_plugins = ["tests.support.strictskips", "tests.support.logtails"]
+# no test is skipped in silence; a failed test shows the log tails of what it ran; an
+# xdist_group keeps to one worker under pytest 9.2 too
+pytest_plugins = ["tests.support.strictskips", "tests.support.logtails",
+                  "tests.support.xdistgroups"]
 
 # Hermetic: a HOME of the run's own, set before any test module is imported (their
 # helpers read it), so that initd's state for hooks run as the tests' own user (the
@@ -41,9 +43,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * len(os.sched_getaffinity(0))  # (the cores this run may use, not the host's)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _xdist_groups(config, items)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = item.path
         if any(path.is_relative_to(d) for d in CONTAINER_DIRS):
@@ -54,26 +54,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # one worker while the others idle (otherwise in the order written: a stable sort)
     items.sort(key=lambda item: not (item.get_closest_marker("slow")
                                      or item.get_closest_marker("container")))
-
-
-def _xdist_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """--dist loadgroup sends the tests of one xdist_group to one worker by a suffix on
-    their node ids ("...@podman"). pytest-xdist 3.8 writes it to ``item._nodeid``, which
-    pytest 9.2 no longer reads (a node id is ``item._id`` now): every group was split, and
-    each worker built the bundle and the images again, for each test. Here the suffix is
-    set where pytest 9.2 reads it; a pytest-xdist that already set it is left alone."""
-    if not getattr(config.option, "loadgroup", False):
-        return
-    try:
-        from _pytest.nodeid import NodeId  # (pytest 9.2; before it, xdist's own works)
-    except ImportError:
-        return
-    for item in items:
-        names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-                        for mark in item.iter_markers("xdist_group")})
-        suffix = "@" + "_".join(names)
-        if names and not item.nodeid.endswith(suffix):
-            item._id = NodeId.parse(item.nodeid + suffix)  # type: ignore[attr-defined]
 
 
 @pytest.fixture
