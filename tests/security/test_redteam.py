@@ -157,6 +157,7 @@ SWAPPER = """
 # Once worked: `initd hooks run` as root under --trust hashed the file, then exec'd it by
 # path; now it runs a copy (the hook's $0 shows it: deterministic, whatever the race does)
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # (40 runs beside a swapper: past 60 s with three suites on a host)
 def test_root_running_a_trusted_hook_runs_only_the_approved_bytes(
         agent: Agent, ws: Path, record: Path, image: str, sid: str) -> None:
     hooks = ws / Path(*HOOKS)
