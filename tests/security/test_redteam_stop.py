@@ -175,8 +175,18 @@ STOP_SERVICE_ON_TERM = """
     subprocess.run([sys.executable, "-m", "initd", "emit", "pre_tool", "--data", "{}"],
                    capture_output=True, timeout=60)
 
+    def state(pid):
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0].decode()
+
     def stop(*_):
+        # SIGSTOP is queued, not done: the service stops only once it is scheduled, and
+        # on a busy host that can be after this exit and initd's TERM (both pending, the
+        # TERM is taken first). Exit once it is stopped, as the premise says.
         os.kill(service, signal.SIGSTOP)
+        deadline = time.monotonic() + 60
+        while state(service) != "T" and time.monotonic() < deadline:
+            time.sleep(0.001)
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
