@@ -4,14 +4,11 @@ fail on a bare assertion that prints nothing of the process."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.inner import run_pytest
 
 CASES = '''
 import subprocess
@@ -49,11 +46,7 @@ def test_the_next_test_starts_with_none_recorded():
 @pytest.mark.slow
 def test_a_failed_test_shows_what_it_ran(tmp_path: Path) -> None:
     (tmp_path / "test_cases.py").write_text(CASES)
-    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.support.logtails",
-                          "-p", "no:cacheprovider", "-rA", "--rootdir", str(tmp_path),
-                          "-c", os.devnull, str(tmp_path)],
-                         capture_output=True, text=True, timeout=120, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = run_pytest(tmp_path, "logtails", "-rA")
     text = out.stdout
     assert out.returncode == 1, text + out.stderr
     sections = {}  # each failed test's report, by name

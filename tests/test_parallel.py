@@ -4,13 +4,10 @@ worker, and a module fixture they share is set up once; the other tests are spre
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.inner import run_pytest
 
 CASES = '''
 import os
@@ -41,11 +38,8 @@ def test_spread(n):
 def test_a_group_keeps_to_one_worker_and_sets_its_fixture_up_once(tmp_path: Path) -> None:
     (tmp_path / "test_cases.py").write_text(CASES)
     setups = tmp_path / "setups"
-    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.support.xdistgroups",
-                          "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup", "-v",
-                          "--rootdir", str(tmp_path), "-c", os.devnull, str(tmp_path)],
-                         capture_output=True, text=True, timeout=120, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT), "SETUPS": str(setups)})
+    out = run_pytest(tmp_path, "xdistgroups", "-n", "3", "--dist", "loadgroup", "-v",
+                     env={"SETUPS": str(setups)})
     assert out.returncode == 0, out.stdout + out.stderr
     ran = re.findall(r"\[(gw\d+)\] .*PASSED \S*::(test_\w+)", out.stdout)
     grouped = {worker for worker, name in ran if name == "test_grouped"}

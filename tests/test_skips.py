@@ -4,13 +4,11 @@ plugin over a directory of this test's own."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.inner import run_pytest
 
 CASES = '''
 import pytest
@@ -38,11 +36,7 @@ def test_passes():
 @pytest.mark.skipif(os.geteuid() != 0, reason="the rule applies as root (CI's user)")
 def test_a_skip_fails_as_root_unless_this_machine_cannot_run_it(tmp_path: Path) -> None:
     (tmp_path / "test_cases.py").write_text(CASES)
-    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.support.strictskips",
-                          "-p", "no:cacheprovider", "-rA", "--rootdir", str(tmp_path),
-                          "-c", os.devnull, str(tmp_path)],
-                         capture_output=True, text=True, timeout=120, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = run_pytest(tmp_path, "strictskips", "-rA")
     lines = out.stdout.splitlines()
     assert out.returncode == 1, out.stdout + out.stderr
     def failed(name: str) -> bool:  # (a skipif skips in setup: failed there, an ERROR)

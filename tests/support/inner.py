@@ -1,0 +1,26 @@
+"""A pytest run inside a test: for the suite's own plugins, proved on cases that fail.
+
+The cases are written to a directory of their own, with no ini file (``-c /dev/null``)
+and no cache, so the outer suite's options and markers never leak in; initd's tree is on
+the path so the plugin under test imports as the suite imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def run_pytest(directory: Path, plugin: str, *more: str,
+               env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """pytest on ``directory`` with ``plugin`` (a module of tests/support) and ``more``."""
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", f"tests.support.{plugin}",
+                           "-p", "no:cacheprovider", *more, "--rootdir", str(directory),
+                           "-c", os.devnull, str(directory)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
