@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.harness import Initd  # (neither reads HOME when imported)
-from tests.support.users import AGENT, AGENT_GROUP
+from tests.support.users import AGENT, AGENT_GROUP, remove_user
 
 # no test is skipped in silence; a failed test shows the log tails of what it ran; an
 # xdist_group keeps to one worker under pytest 9.2 too
@@ -80,8 +80,7 @@ def agent_user() -> Iterator[pwd.struct_passwd]:
     subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh",
                     "--groups", AGENT_GROUP, AGENT], check=True)
     yield pwd.getpwnam(AGENT)
-    subprocess.run(["userdel", "-r", AGENT], capture_output=True)
-    subprocess.run(["groupdel", AGENT_GROUP], capture_output=True)
+    remove_user(AGENT, AGENT_GROUP)
 
 
 @pytest.fixture(scope="session")

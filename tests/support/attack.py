@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import pytest
 
+from tests.support.users import remove_user
+
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
@@ -45,8 +47,7 @@ def make_agent() -> Agent:
 
 
 def remove_agent(agent: Agent) -> None:
-    subprocess.run(["pkill", "-KILL", "-u", agent.name], capture_output=True)
-    subprocess.run(["userdel", "--remove", agent.name], capture_output=True)
+    remove_user(agent.name)
     shutil.rmtree(agent.home, ignore_errors=True)
 
 
