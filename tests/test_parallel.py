@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.support.inner import run_pytest
 
 CASES = '''
@@ -35,11 +37,12 @@ def test_spread(n):
 '''
 
 
+@pytest.mark.slow
 def test_a_group_keeps_to_one_worker_and_sets_its_fixture_up_once(tmp_path: Path) -> None:
     (tmp_path / "test_cases.py").write_text(CASES)
     setups = tmp_path / "setups"
-    out = run_pytest(tmp_path, "xdistgroups", "-n", "3", "--dist", "loadgroup", "-v",
-                     env={"SETUPS": str(setups)})
+    out = run_pytest(tmp_path, "xdistgroups", "-p", "xdist.plugin", "-n", "3",
+                     "--dist", "loadgroup", "-v", env={"SETUPS": str(setups)})
     assert out.returncode == 0, out.stdout + out.stderr
     ran = re.findall(r"\[(gw\d+)\] .*PASSED \S*::(test_\w+)", out.stdout)
     grouped = {worker for worker, name in ran if name == "test_grouped"}
