@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.users import remove_user
 
 DEMO = Path(__file__).resolve().parent.parent / "images" / "demo" / "run.sh"
 
@@ -15,8 +18,16 @@ DEMO = Path(__file__).resolve().parent.parent / "images" / "demo" / "run.sh"
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="the demo creates its user: needs root")
 def test_the_demo_shows_every_capability_and_exits_with_the_agents_code() -> None:
-    out = subprocess.run([str(DEMO), sys.executable], capture_output=True, text=True,
-                         timeout=120)
+    # A user and a session of this run's own: two suites at once once shared the demo
+    # user's state, and one demo's turn was judged on the other's files.
+    run = secrets.token_hex(3)
+    user, session = f"initd-demo-{run}", f"demo-{run}"
+    try:
+        out = subprocess.run([str(DEMO), sys.executable], capture_output=True, text=True,
+                             timeout=120, env={**os.environ, "INITD_DEMO_USER": user,
+                                               "INITD_DEMO_SESSION": session})
+    finally:
+        remove_user(user)
     shown = out.stdout + out.stderr  # hooks' output comes in initd's log, on stderr
     assert out.returncode == 0, shown  # run.sh checks that initd exited with 3
     for line in (
@@ -32,7 +43,7 @@ def test_the_demo_shows_every_capability_and_exits_with_the_agents_code() -> Non
         "[Discobot Hook Failed] \"Python syntax\" (pattern: *.py)",
         "(Attempt 1/3)",
         "every one passed",
-        "indexed as initd-demo: hello.py",  # a file hook runs as the agent, always
+        f"indexed as {user}: hello.py",  # a file hook runs as the agent, always
         "zombies now: 0",
         "commit rejected: the lines above still say TODO",
         "Add notes",

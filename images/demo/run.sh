@@ -2,13 +2,15 @@
 # `make demo`: initd as PID 1 of a fresh PID namespace, over the bundled demo workspace
 # (session, file and pre-commit hooks) and demo agent, as a demo agent user: session
 # hooks, the hook service, a turn re-prompted then passing, reaping, a commit rejected
-# then accepted.
+# then accepted. INITD_DEMO_USER and INITD_DEMO_SESSION name the user and the session
+# (initd-demo, demo): the suite gives each run its own, so two suites on one host never
+# share the demo's state.
 set -uo pipefail
 python=${1:-python3}
 case "$python" in */*) [ "${python#/}" != "$python" ] || python="$PWD/$python" ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
-user=initd-demo
-session=demo
+user=${INITD_DEMO_USER:-initd-demo}
+session=${INITD_DEMO_SESSION:-demo}
 if [ "$(id -u)" -ne 0 ]; then
   echo "make demo needs root: it creates the demo user '$user' and a PID namespace" >&2
   exit 1
