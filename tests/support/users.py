@@ -19,8 +19,8 @@ REMOVE_WAIT = 60.0  # seconds: a deadline against a lock held for ever, not a pa
 def remove_user(name: str, group: str | None = None) -> None:
     """Kill the user's processes and delete it (its home too), then ``group``: again until
     both are gone. pkill only sends the KILL, and userdel refuses a user whose process
-    still runs; another worker's useradd may hold /etc/passwd's lock. Said once, each was
-    a user left on the host after a green run."""
+    still runs; another worker's useradd may hold /etc/passwd's lock. Tried once, a green
+    run left three users on the host."""
     deadline = time.monotonic() + REMOVE_WAIT
     while True:
         subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
