@@ -184,6 +184,7 @@ hooks:
       retries: 100000
       retry_delay: 0.05
       await: true
+      callback_port: 0
 """)
     sid = f"cli-{uuid.uuid4().hex[:8]}"
     init = Initd(["--workspace", str(repo), "--session-id", sid, "--hooks-dir",

@@ -2,9 +2,10 @@
 JSON, so every value is escaped by serialising), over HTTPS unless the host is this
 machine; a send that fails (no connection, a 5xx) is retried ``retries`` times.
 
-With ``await: true``, a callback server on 127.0.0.1 waits for the answer before the
-request goes out: ``${CALLBACK_URL}`` is its URL, with a random token in the path that
-is compared in constant time and good for one call (a wrong or replayed token gets 403).
+With ``await: true``, a callback server on 127.0.0.1 (once the URL is one initd sends to)
+waits for the answer before the request goes out: ``${CALLBACK_URL}`` is its URL, with a
+random token in the path that is compared in constant time and good for one call (a
+wrong or replayed token gets 403).
 The answer (a JSON body, a form, or the query string, as a JSON object) becomes
 ``HOOK_RESPONSE`` for the actions after it; no answer within ``timeout`` ends the wait,
 and ``on_timeout: abort`` stops the run there.
@@ -31,11 +32,18 @@ from initd.events.model import Webhook
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 SEND_TIMEOUT = 30.0  # one attempt to deliver the request
 ANSWER_LIMIT = 64 * 1024  # of a callback's body
+PENDING_CALLBACK = "http://127.0.0.1/callback"  # the callback's scheme and host, before it is
 
 
 def send(call: Call, spec: Webhook) -> ActionResult:
     hook = call.hook
     started = time.monotonic()
+    if hook.wait:  # the URL is judged before a port is taken: a refusal is the hook's error
+        pending = {**call.variables, "CALLBACK_URL": PENDING_CALLBACK}  # whatever the port
+        url, unknown = templates.url(spec.url, call._replace(variables=pending).lookup)
+        refused = check_url(url)
+        if refused:
+            return ActionResult(Status.ERROR, error=refused, unknown=tuple(unknown))
     callback = None
     if hook.wait:
         try:
