@@ -32,7 +32,7 @@ from initd.events.model import Webhook
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 SEND_TIMEOUT = 30.0  # one attempt to deliver the request
 ANSWER_LIMIT = 64 * 1024  # of a callback's body
-PENDING_CALLBACK = "http://127.0.0.1/callback"  # the callback's scheme and host, before it is
+PENDING_CALLBACK = "http://127.0.0.1/callback"  # a callback URL's scheme and host, known early
 
 
 def send(call: Call, spec: Webhook) -> ActionResult:
