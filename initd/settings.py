@@ -115,7 +115,7 @@ class Settings(NamedTuple):
     ready_port: int | None  # the agent is ready when this port on loopback answers
     health_port: int | None  # /healthz and /readyz over HTTP, from the supervisor
     ready_url: str | None  # ... or when this URL answers 200-399
-    max_reprompts: int  # hook-triggered re-prompts per user message (the seed's 3)
+    max_reprompts: int  # hook-triggered re-prompts per user message (discobot's hooks spec's 3)
     trust: bool  # run a workspace hook only if its content was approved (initd hooks trust)
     trust_file: str  # where approvals are kept
     hook_limits: Limits  # every hook's, unless its own front matter says otherwise

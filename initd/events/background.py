@@ -23,7 +23,8 @@ def attempts(call: Call) -> ActionResult:
     tries = 1 + (call.hook.retries if call.hook.on_failure == "retry" and not own_retries
                  else 0)
     # Exit 2 is a decision only where the event can be blocked; elsewhere (an iteration's
-    # end, a stage's) it is a failure like any other, and retried like one (seed 004).
+    # end, a stage's) it is a failure like any other, and retried like one (as
+    # agent-pipelines' hook spec says).
     event = kinds.resolve(call.event)
     decided = event is not None and event.blockable
     for attempt in range(tries):

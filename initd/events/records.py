@@ -1,4 +1,4 @@
-"""Session records (AutoAgent's design, seed 003): one per initd session, in the agent
+"""Session records (AutoAgent's hooks design): one per initd session, in the agent
 user's ``~/.discobot/sessions/``: ``<id>.json`` is the record, ``<id>.events.jsonl`` has
 a line per event fired and what came of it, and ``current`` links to the live record.
 ``initd sessions`` lists them.

@@ -36,7 +36,7 @@ SECRETS_LIMIT = 2**16
 
 
 def pipeline_secrets(ctx: HookContext) -> dict[str, str]:
-    """agent-pipelines' ``~/.config/agent-pipelines/secrets.env`` (seed 004: "Store in
+    """agent-pipelines' ``~/.config/agent-pipelines/secrets.env`` (its hook spec: "Store in
     ~/.config/agent-pipelines/secrets.env or use ${SLACK_WEBHOOK} from environment"): the
     agent user's, read as .env, never over the real environment; a bad one is a line."""
     import io

@@ -1,4 +1,4 @@
-"""File hooks at the end of a turn: the seed's ``evaluateFileHooks()``, step by step.
+"""File hooks at the end of a turn: discobot's hooks spec's ``evaluateFileHooks()``, step by step.
 
 1. find the files changed since the ``.last-eval`` marker (first run: every dirty file);
 2. mark the file hooks whose pattern matches one of them as pending (status.json);
@@ -13,7 +13,7 @@ A cancel (a new user message) stops the running hook's group; pending hooks stay
 
 Modified "since the marker" means an mtime at or after it: the file system's clock is
 coarse (a few ms), and a write in the marker's own tick is counted again rather than
-risk missing one written just after it. The seed's 200 ms pause after a turn keeps that
+risk missing one written just after it. The spec's 200 ms pause after a turn keeps that
 from happening in practice.
 """
 
@@ -134,7 +134,7 @@ def run_on_dirty(hook: Hook, ctx: HookContext,
 
 
 def _env(hook: Hook, files: Sequence[str], ctx: HookContext) -> dict[str, str]:
-    """``DISCOBOT_CHANGED_FILES`` space-separated, as the seed specifies (so it breaks on
+    """``DISCOBOT_CHANGED_FILES`` space-separated, as discobot's hooks spec says (so it breaks on
     spaces, there); ``DISCOBOT_CHANGED_FILES_LIST``: a NUL-separated file that does not."""
     listing = ctx.store.write_list(hook.id, b"".join(os.fsencode(path) + b"\0"
                                                      for path in files))

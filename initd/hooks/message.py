@@ -1,4 +1,4 @@
-"""The re-prompt the agent gets when a file hook fails: the seed's "LLM Notification
+"""The re-prompt the agent gets when a file hook fails: discobot's hooks spec's "LLM Notification
 Format", output inline when it is small (≤ 200 lines and ≤ 5 KiB), else the log's path."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def failure(hook: Hook, files: Sequence[str], result: Result, attempt: int,
 class LoopGuard:
     """At most ``limit`` hook-triggered re-prompts per user message; a user turn resets.
 
-    The seed counts ``hookRetryCount++`` then refuses when it exceeds 3: the 3rd
+    Discobot's hooks spec counts ``hookRetryCount++`` then refuses when it exceeds 3: the 3rd
     re-prompt is allowed, the 4th is not (discobot's code refused the 3rd).
 
     The count is no file of its own: it is what the turns recorded in ``steps`` (the

@@ -2,7 +2,7 @@
 
 ``**``, ``{a,b}`` braces, extglob and ``!`` negation; dot files only when named. A pattern
 without ``/`` matches the base name at any depth (``*.go`` matches ``cmd/x/main.go``, as
-a reader of the seed's examples expects; picomatch's default would not); one with ``/``
+a reader of discobot's hooks spec's examples expects; picomatch's default would not); one with ``/``
 is anchored at the workspace root. Checked against picomatch in the reference notes.
 """
 

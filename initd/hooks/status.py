@@ -1,4 +1,4 @@
-"""``~/.discobot/{sessionId}/hooks/``: ``status.json`` (the seed's HookStatusFile,
+"""``~/.discobot/{sessionId}/hooks/``: ``status.json`` (discobot's hooks spec's HookStatusFile,
 versioned), the hooks' logs in ``output/``, the NUL-separated file lists and the
 ``.last-eval`` marker.
 

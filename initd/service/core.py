@@ -2,7 +2,7 @@
 
 One evaluation at a time: a turn that arrives while one runs is refused (the API's
 409), never queued behind it. The loop guard counts hook-triggered re-prompts per user
-message (the seed's MAX_HOOK_RETRIES = 3). Each evaluation discovers the hooks afresh,
+message (discobot's hooks spec's MAX_HOOK_RETRIES = 3). Each evaluation discovers the hooks afresh,
 and when the pre-commit hooks have changed since the chain was last written (or this
 service started), it is rewritten: by root over the link under initd, else here when
 the repository already has initd's chain.

@@ -238,7 +238,7 @@ def test_spawn_a_child_pipeline_with_inputs_and_its_output(ws: Workspace) -> Non
     assert json.loads((child / "seen.json").read_text()) == {"files": "a.py b.py",
                                                               "parent": ws.sid}
     assert (ws.path / "where").read_text().strip() == str(ws.path)  # from the workspace
-    # its own progress file (seed 004), the parent's untouched
+    # its own progress file (agent-pipelines' hook spec), the parent's untouched
     assert (child / "progress.md").read_text() == "reviewed\n"
     assert parents.read_text() == "the parent's\n"
     ws.fire("on_iteration_complete", {"iteration": 10})
@@ -313,7 +313,7 @@ def test_no_value_runs_anything_whatever_the_dialect(ws: Workspace, value: str) 
 
 def test_an_autoagent_hook_reads_the_common_fields_on_stdin(ws: Workspace) -> None:
     """AutoAgent's hooks read eventName, sessionId, workspace and timestamp from stdin
-    (seed 003, "Input (via stdin)"): its own check-incomplete-todos.sh read null."""
+    (AutoAgent's hooks design, "Input (via stdin)"): its own check-incomplete-todos.sh read null."""
     out = ws.path / "stdin.json"
     ws.write(".autoagent/config.json", json.dumps({"hooks": {"PreExecutionStart": [
         {"type": "command", "command": f"cat > {out}"}]}}))
@@ -326,8 +326,9 @@ def test_an_autoagent_hook_reads_the_common_fields_on_stdin(ws: Workspace) -> No
 
 def test_agent_pipelines_secrets_env_fills_a_webhook_url(ws: Workspace,
                                                          receiver: Receiver) -> None:
-    """Seed 004: webhook URLs live in ~/.config/agent-pipelines/secrets.env (or the
-    environment, which wins). It was never read: the URL stayed ${…} and was refused."""
+    """agent-pipelines' hook spec: webhook URLs live in
+    ~/.config/agent-pipelines/secrets.env (or the environment, which wins). It was never
+    read: the URL stayed ${…} and was refused."""
     import os
 
     secrets = Path(os.environ["HOME"], ".config", "agent-pipelines", "secrets.env")

@@ -90,7 +90,7 @@ def test_emit_errors(service: str, args: list[str], code: int, message: str) -> 
     assert out.returncode == code and message in out.stderr, out.stderr
 
 
-def test_events_over_the_api_as_any_seed_names_them(service: str) -> None:
+def test_events_over_the_api_as_any_format_names_them(service: str) -> None:
     code, outcome = call(service, "POST", "/v1/events/pre_tool_use", {"tool_name": "git_commit"})
     assert code == 200 and outcome["event"] == "pre_tool" and outcome["blocked"]
     code, body = call(service, "POST", "/v1/events/nope", {})

@@ -22,7 +22,7 @@ def holds(text: str, values: dict[str, Any] = VALUES) -> bool:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    # the seed's own examples (agent-pipelines "Conditions")
+    # the spec's own examples (agent-pipelines' hook spec, "Conditions")
     ("${ITERATION} == 10", True),
     ("${ITERATION} % 10 == 0", True),
     ("${STAGE} == 'plan'", True),

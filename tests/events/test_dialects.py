@@ -1,7 +1,7 @@
-"""Each dialect's loader, fed the seeds' own examples (tests/events/fixtures/, copied
-verbatim; autoagent.json is seed 003's "Configuration Structure"), and every way a file
-or a hook in it can be wrong: the error names the file and the key, and the other hooks
-still load."""
+"""Each dialect's loader, fed each format's own examples (tests/events/fixtures/, copied
+verbatim; autoagent.json is the "Configuration Structure" of AutoAgent's hooks design),
+and every way a file or a hook in it can be wrong: the error names the file and the key,
+and the other hooks still load."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def errors(found: dialects.Collected) -> list[str]:
 # --- iteratr
 
 
-def test_iteratr_seed_example(ws: Path) -> None:
+def test_iteratr_spec_example(ws: Path) -> None:
     shutil.copy(FIXTURES / "iteratr.hooks.yml", ws / ".iteratr.hooks.yml")
     found = iteratr.load(str(ws))
     assert errors(found) == []
@@ -104,7 +104,7 @@ def test_iteratr_broken_files_say_where(ws: Path, text: str, message: str) -> No
 # --- nyzhi
 
 
-def test_nyzhi_seed_examples(ws: Path) -> None:
+def test_nyzhi_docs_examples(ws: Path) -> None:
     shutil.copy(FIXTURES / "nyzhi.toml", put(ws / ".nyzhi" / "x", "").parent / "config.toml")
     found = nyzhi.load(str(ws), home(ws))
     assert errors(found) == []
@@ -186,7 +186,7 @@ def test_nyzhi_bad_toml(ws: Path) -> None:
 # --- AutoAgent
 
 
-def test_autoagent_seed_example(ws: Path) -> None:
+def test_autoagent_design_example(ws: Path) -> None:
     put(ws / ".autoagent" / "config.json", (FIXTURES / "autoagent.json").read_text())
     found = autoagent.load(str(ws), home(ws))
     assert errors(found) == []
@@ -259,7 +259,7 @@ def test_set_auto_commit_and_push_manage_the_built_in_hooks(ws: Path) -> None:
 # --- agent-pipelines
 
 
-def test_pipelines_seed_examples(ws: Path) -> None:
+def test_pipelines_spec_examples(ws: Path) -> None:
     shutil.copy(FIXTURES / "actions.yaml", ws / "pipeline.yaml")
     found = pipelines.load(str(ws), home(ws))
     assert errors(found) == []

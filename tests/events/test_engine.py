@@ -74,7 +74,7 @@ def test_a_non_blockable_event_is_never_blocked_and_says_why(ws: Workspace,
 @pytest.mark.parametrize(("block", "blocked"), [(False, False), (True, True)])
 def test_nyzhi_exit_2_blocks_a_tool_only_with_block_true(ws: Workspace, block: bool,
                                                          blocked: bool) -> None:
-    """The seed gives exit 2 a meaning only for team hooks: a pre_tool check running
+    """nyzhi's hooks docs give exit 2 a meaning only for team hooks: a pre_tool check running
     `make` (exit 2 on any error) fails without blocking, unless it says block = true."""
     ws.nyzhi({"event": "pre_tool", "command": "echo make: error >&2; exit 2", "block": block})
     outcome = ws.fire("pre_tool")

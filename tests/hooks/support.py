@@ -89,6 +89,6 @@ def checker(repo: Path, filename: str, pattern: str, bad_word: str, **fields: ob
 
 
 def settle() -> None:
-    """Let the file system's coarse clock tick past the writes just made, as the seed's
+    """Let the file system's coarse clock tick past the writes just made, as discobot's hooks spec's
     200 ms pause after a turn does: a write in the marker's own tick counts again."""
     time.sleep(0.02)

@@ -1,4 +1,5 @@
-"""File-hook evaluation at the end of a turn (the seed's evaluateFileHooks), on real repos."""
+"""File-hook evaluation at the end of a turn (evaluateFileHooks in discobot's hooks spec), on
+real repos."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def hooks_of(repo: Path) -> tuple[Hook, ...]:
     return discovery.for_workspace(str(repo), str(repo / "no-image")).hooks
 
 
-def test_the_seeds_example_a_fails_b_stays_pending_then_both_pass(repo: Path, ctx) -> None:
+def test_the_specs_example_a_fails_b_stays_pending_then_both_pass(repo: Path, ctx) -> None:
     checker(repo, "10-a.sh", "*.a", "BAD", name="Hook-A")
     checker(repo, "20-b.sh", "*.b", "BAD", name="Hook-B")
     (repo / "x.a").write_text("BAD\n")

@@ -60,8 +60,9 @@ def test_small_output_inline() -> None:
     assert text.endswith(f"{FIX} (Attempt 1/3)")
 
 
-def test_small_output_is_the_seeds_text_exactly() -> None:
-    """Guards against drifting from the seed's 'Small output' example, byte for byte."""
+def test_small_output_is_the_specs_text_exactly() -> None:
+    """Guards against drifting from the 'Small output' example of discobot's hooks spec, byte
+    for byte."""
     text = message.failure(hook(), FILES, result(GOFMT), 1, 3)
     assert text == (
         '[Discobot Hook Failed] "Go format check" (pattern: *.go)\n'
@@ -76,8 +77,9 @@ def test_small_output_is_the_seeds_text_exactly() -> None:
         "Please fix the issues and ensure the hook passes. (Attempt 1/3)")
 
 
-def test_large_output_is_the_seeds_text_exactly() -> None:
-    """Guards against drifting from the seed's 'Large output' example, byte for byte."""
+def test_large_output_is_the_specs_text_exactly() -> None:
+    """Guards against drifting from the 'Large output' example of discobot's hooks spec, byte
+    for byte."""
     text = message.failure(hook(), FILES, result(b"x\n" * 847), 1, 3)
     assert text == (
         '[Discobot Hook Failed] "Go format check" (pattern: *.go)\n'
@@ -238,7 +240,7 @@ def test_loop_guard_allows_three_then_refuses() -> None:
 
 
 def test_loop_guard_default_limit_is_three() -> None:
-    """Guards against the default drifting from the seed's 3 consecutive re-prompts."""
+    """Guards against the default drifting from discobot's hooks spec's 3 consecutive re-prompts."""
     guard = message.LoopGuard()
     assert [guard.next_attempt() for _ in range(4)] == [1, 2, 3, None]
 

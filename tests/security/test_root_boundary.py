@@ -22,7 +22,7 @@ import pytest
 from tests.support.attack import Agent, Canary, agent_script, as_agent, hook
 
 # A root file hook that shows what it was given: its changed-file list (the NUL file the
-# seed's DISCOBOT_CHANGED_FILES_LIST names) or the files themselves, in its log, which
+# spec's DISCOBOT_CHANGED_FILES_LIST names) or the files themselves, in its log, which
 # the agent reads.
 SHOW_LIST = 'cat "$DISCOBOT_CHANGED_FILES_LIST"; echo "ran as $(id -u)"'
 SHOW_FILES = 'for f in $DISCOBOT_CHANGED_FILES; do cat -- "$f"; done; echo "ran as $(id -u)"'

@@ -49,7 +49,7 @@ def test_health_hooks_status(service: str) -> None:
     assert call(service, "GET", "/v1/status")[1]["pendingHooks"] == []
 
 
-def test_the_seeds_example_over_the_socket(service: str, repo: Path) -> None:
+def test_the_specs_example_over_the_socket(service: str, repo: Path) -> None:
     (repo / "x.a").write_text("BAD\n")
     (repo / "y.b").write_text("fine\n")
     settle()

@@ -8,7 +8,7 @@ initd's supervisor does (which would also wait out a growing backoff between the
 restarts of a service killed fifty times). It dies two ways: a hook kills it while it
 runs (its "fired" line is written, its result is not), or it kills itself at the Nth
 write of a request's steps (killpoint.py: before a journal line, a ledger line, a state
-file, a hook's log). The seed fixes both, so a run is the same every time.
+file, a hook's log). The random seed fixes both, so a run is the same every time.
 
 Every hook notes the key it ran for. Passing means: no hook ran twice for a key (0
 duplicates); every request was answered (0 lost); the re-prompt attempts and the Stop

@@ -70,7 +70,7 @@ def git_push(call: Call, spec: GitPush) -> ActionResult:
 
 
 def event_input(call: Call) -> dict[str, object]:
-    """The event as a hook reads it on stdin: the payload, and the fields every seed's
+    """The event as a hook reads it on stdin: the payload, and the fields every format's
     hooks may rely on (AutoAgent: eventName, sessionId, workspace, timestamp), initd's
     own winning over a payload's."""
     name = call.event

@@ -1,10 +1,10 @@
 """``spawn``: a child pipeline (defined under ``pipelines:``), with its own directory
 ``{session_dir}/children/{hook_point}-{iteration}/``: ``inputs.json`` holds the resolved
-``inputs``; ``progress.md`` is the child's own progress file (seed 004: "child gets its
-own progress file"); the child's command runs from the workspace with ``CHILD_DIR``,
-``INPUTS``, ``OUTPUT`` and ``PROGRESS`` pointing there, and what it writes to
-``output.json`` becomes ``SPAWN_OUTPUT``. A child gets
-initd's environment without the parent's event variables: only what ``inputs`` passes."""
+``inputs``; ``progress.md`` is the child's own progress file (agent-pipelines' hook spec:
+"child gets its own progress file"); the child's command runs from the workspace with
+``CHILD_DIR``, ``INPUTS``, ``OUTPUT`` and ``PROGRESS`` pointing there, and what it writes
+to ``output.json`` becomes ``SPAWN_OUTPUT``. A child gets initd's environment without the
+parent's event variables: only what ``inputs`` passes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""AutoAgent's ``.autoagent/config.json`` ``hooks`` (seed 003), merged over the user's
+"""AutoAgent's ``.autoagent/config.json`` ``hooks`` (its hooks design), merged over the user's
 ``~/.autoagent/config.json``: per event, the workspace's list replaces the user's. Hook
 types ``command`` (``blocking``, ``timeout`` in ms, 60 s by default), and the built-in
 ``git-commit`` (``message``, ``noVerify``) and ``git-push`` (``remote``, ``branch``).

@@ -1,4 +1,4 @@
-"""iteratr's ``.iteratr.hooks.yml`` (seed 000): ``version``, then ``hooks.<event>`` lists of
+"""iteratr's ``.iteratr.hooks.yml`` (its hooks spec): ``version``, then ``hooks.<event>`` lists of
 ``{command, timeout}`` (30 s by default) run through ``sh -c`` with ``{{iteration}}`` and
 ``{{session}}`` (any payload key, in fact). Its ``pre_iteration`` output becomes the
 agent's context; a failure is part of that text, never a stop."""

@@ -1,4 +1,4 @@
-"""nyzhi's ``[[agent.hooks]]`` (seed 002) from ``~/.config/nyzhi/config.toml``, then the
+"""nyzhi's ``[[agent.hooks]]`` (its hooks docs) from ``~/.config/nyzhi/config.toml``, then the
 workspace's ``.nyzhi/config.toml`` and ``.nyzhi/config.local.toml``, in that order:
 ``event``, ``command`` (``sh -c``, ``{file}``), ``pattern`` (``*.ext`` list, a path
 substring, or a glob), ``timeout`` (30 s), ``block``, ``tool_name`` (comma list)."""
@@ -11,7 +11,7 @@ from initd.events.dialects.common import Collected, Fields, LoadError, event_of,
 from initd.events.model import EventHook, Shell
 
 DEFAULT_TIMEOUT = 30.0
-# The seed's "special exit codes": exit 2 is a rejection with feedback for team hooks
+# nyzhi's "special exit codes": exit 2 is a rejection with feedback for team hooks
 # only. Anywhere else only `block = true` blocks, so a pre_tool check running `make`
 # (which exits 2 on any error) does not start blocking tools.
 EXIT2_EVENTS = ("teammate_idle", "task_completed")

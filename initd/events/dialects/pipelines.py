@@ -1,4 +1,4 @@
-"""agent-pipelines' ``hooks:`` (seed 004): the workspace's ``pipeline.yaml``, ``loop.yaml``
+"""agent-pipelines' ``hooks:`` (its hook spec): the workspace's ``pipeline.yaml``, ``loop.yaml``
 and ``stage.yaml``, after the global ``~/.config/agent-pipelines/hooks.yaml`` unless one of
 them says ``disable_global_hooks: true``. Actions ``shell``, ``webhook`` and ``spawn``, with
 ``await``, ``when``, ``on_failure`` (``retries``, ``retry_delay``) and ``timeout``; the
@@ -16,7 +16,7 @@ from initd.events.model import EventHook, Shell, Spawn, Webhook
 
 STAGE_FILES = ("pipeline.yaml", "loop.yaml", "stage.yaml")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-DEFAULTS: dict[str, dict[str, Any]] = {  # the seed's defaults, per action type
+DEFAULTS: dict[str, dict[str, Any]] = {  # the spec's defaults, per action type
     "shell": {"wait": False, "timeout": 300.0, "retries": 3},
     "webhook": {"wait": False, "timeout": 3600.0, "retries": 3},
     "spawn": {"wait": True, "timeout": 3600.0, "retries": 0},

@@ -1,5 +1,5 @@
-"""Each seed's own examples, unchanged (tests/events/fixtures/), run by initd: the tools
-they call (cargo, prettier, the seeds' scripts) are stand-ins that record how they were
+"""Each format's own examples, unchanged (tests/events/fixtures/), run by initd: the tools
+they call (cargo, prettier, the formats' scripts) are stand-ins that record how they were
 called, so what each example does is what is checked."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ RECORDER = '#!/bin/sh\nprintf "%s %s\\n" "$(basename "$0")" "$*" >> "$CALLS"\n'
 
 @pytest.fixture
 def tools(ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """cargo, prettier, eslint, black, npm on PATH; the seed's ./scripts/* in the
+    """cargo, prettier, eslint, black, npm on PATH; the spec's ./scripts/* in the
     workspace: each records its name and arguments in $CALLS."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -34,7 +34,7 @@ def tools(ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     calls = tmp_path / "calls"
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.setenv("CALLS", str(calls))
-    ws.home = str(tmp_path / "home")  # the seeds write ~/.autoagent/...: not the real one
+    ws.home = str(tmp_path / "home")  # the examples write ~/.autoagent/...: not the real one
     (tmp_path / "home" / ".autoagent").mkdir(parents=True)
     return calls
 
