@@ -44,7 +44,7 @@ import psutil
 
 from initd.commands import client
 from initd.errors import InitdError
-from initd.pid1 import SWEEP_GRACE
+from initd.pid1.reaper import SWEEP_GRACE
 
 PY = sys.executable
 INITD = [str(Path(PY).parent / "initd")]  # the console script, as users run it

@@ -19,17 +19,17 @@ if TYPE_CHECKING:  # PID 1's module is imported where PID 1 runs: a verb needs n
     # nor what it brings (signal, enum), nor collections.abc: an exec probe's cost
     from collections.abc import Callable, Mapping, Sequence
 
-    from initd import pid1log
+    from initd.pid1 import log as pid1log
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] and args[0] in VERBS:  # a verb runs as an ordinary process: no fork
         return guarded(lambda: _verb(args))
-    from initd import pid1
+    from initd.pid1 import reaper
 
     try:
-        code = pid1.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ))
+        code = reaper.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ))
     except InitdError as err:
         return fail(err)
     # Everything is reaped and said: exit now, as tini does. The interpreter's own
@@ -53,7 +53,7 @@ def guarded(body: Callable[[], int]) -> int:
 
 
 def fail(err: InitdError) -> int:
-    from initd.pid1log import write_line
+    from initd.pid1.log import write_line
 
     write_line(f"initd: {err}")
     return err.exit_code
@@ -74,7 +74,7 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1log.Log:
             fmt = options[i + 1]
         elif opt.startswith("--log-format="):
             fmt = opt.split("=", 1)[1]
-    from initd.pid1log import Log
+    from initd.pid1.log import Log
 
     return Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 

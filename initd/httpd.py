@@ -26,7 +26,7 @@ from initd.errors import shown
 from initd.httpbind import BACKLOG as BACKLOG  # (here too: callers name httpd's)
 from initd.httpbind import bind as bind
 from initd.httpwire import REASONS as REASONS
-from initd.pid1log import write_line
+from initd.pid1.log import write_line
 
 MAX_WAITING = 1024  # connections still sending their request; past it, the oldest goes
 MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once

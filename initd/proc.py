@@ -32,7 +32,7 @@ from initd.errors import InitdError, shown
 from initd.leftovers import KILL_SETTLE as KILL_SETTLE
 from initd.leftovers import stop_leftover_group as stop_leftover_group
 from initd.leftovers import stop_session as _stop_session
-from initd.pid1log import write_line
+from initd.pid1.log import write_line
 from initd.procfs import proc_groups
 from initd.procfs import real_uid as real_uid
 from initd.procfs import start_ticks as start_ticks

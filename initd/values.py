@@ -34,7 +34,7 @@ def stop_signal(value: object) -> int:
     """TERM, SIGTERM or 15: a signal PID 1 forwards (so not KILL, STOP, CHLD or a fault)."""
     import signal
 
-    from initd.pid1signals import FORWARDED
+    from initd.pid1.signals import FORWARDED
 
     text = str(value).strip().upper()
     name = text if text.startswith("SIG") else f"SIG{text}"

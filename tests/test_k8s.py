@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 MANIFEST = Path(__file__).resolve().parent.parent / "images" / "k8s" / "agent.yaml"
-SWEEP = 2  # initd/pid1.py SWEEP_GRACE
+SWEEP = 2  # initd/pid1/reaper.py SWEEP_GRACE
 
 
 def documents() -> list[dict[str, Any]]:

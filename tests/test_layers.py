@@ -1,7 +1,7 @@
 """The layers of ARCHITECTURE.md, enforced: a test walks every import of initd/ (module
 level, inside functions, under TYPE_CHECKING alike) and fails on a back-edge.
 
-    PID-1 tier   cli, pid1, errors: the standard library only
+    PID-1 tier   cli, pid1/, errors: the standard library only
     system       paths, proc, users, statefile, agentfs, log, settings, ... (SYSTEM)
     hooks        discobot hooks
     events       lifecycle events: may use hooks, never the reverse
@@ -23,8 +23,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "initd"
-PID1 = {"initd", "initd.__main__", "initd.cli", "initd.pid1", "initd.errors",
-        "initd.pid1log", "initd.pid1signals"}
+PID1 = {"initd", "initd.__main__", "initd.cli", "initd.errors"}  # and the pid1/ folder
 SYSTEM = {"initd.paths", "initd.proc", "initd.limits", "initd.procspec", "initd.procfs",
           "initd.leftovers", "initd.orphans", "initd.users", "initd.statefile", "initd.agentfs",
           "initd.agentfs.common", "initd.agentfs.place", "initd.agentfs.directory",
@@ -37,7 +36,7 @@ RANK = {"pid1": 0, "system": 1, "hooks": 2, "events": 3, "supervisor": 4, "servi
 
 
 def tier(module: str) -> str:
-    if module in PID1:
+    if module in PID1 or module == "initd.pid1" or module.startswith("initd.pid1."):
         return "pid1"
     if module in SYSTEM:
         return "system"

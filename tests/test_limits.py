@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from initd import limits, pid1signals, proc, users
+from initd import limits, proc, users
 from initd.limits import LimitError, Limits
+from initd.pid1 import signals as pid1signals
 
 PY = "/usr/bin/python3"
 

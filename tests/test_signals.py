@@ -10,7 +10,7 @@ import time
 import psutil
 import pytest
 
-from initd import pid1signals
+from initd.pid1 import signals as pid1signals
 from tests.support.harness import PRINT_SIGNALS, wait_for
 
 STOPPING = {signal.SIGTERM}  # the default stop signal; INT and QUIT are CMD's to judge

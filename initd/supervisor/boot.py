@@ -1,7 +1,7 @@
 """The supervisor: the boot sequence (ARCHITECTURE.md, "The boot sequence"), then
 supervision until the end.
 
-Runs in the process PID 1 forked (pid1.run), as an ordinary process: it waits only for
+Runs in the process PID 1 forked (pid1/reaper.run), as an ordinary process: it waits only for
 its own children, through their pidfds.
 """
 
@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from initd import __version__, agentfs, log, pid1signals, proc, settings, users
+from initd import __version__, agentfs, log, proc, settings, users
 from initd.errors import shown
+from initd.pid1.signals import FORWARDED
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.children import (
     agent_environment,
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 def boot(flags: argparse.Namespace) -> int:
     """The supervisor's whole life, step by step. Returns the container's exit code."""
-    signals = SignalChannel(pid1signals.FORWARDED, {signal.SIGTERM})  # 0. the signals PID 1 kept
+    signals = SignalChannel(FORWARDED, {signal.SIGTERM})  # 0. the signals PID 1 kept
     started = time.monotonic()
     config = settings.load(flags, os.environ)  # 1. settings and env files
     signals.use_stop_signal(config.stop_signal)

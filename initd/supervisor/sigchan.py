@@ -1,6 +1,6 @@
 """The supervisor's signals, as bytes on a pipe it polls with its children.
 
-PID 1 hands the supervisor the forwarded signals blocked (pid1.run): we install handlers,
+PID 1 hands the supervisor the forwarded signals blocked (pid1/reaper.run): we install handlers,
 point CPython's wakeup fd at a pipe, and only then unblock, so nothing sent while the
 supervisor was importing is lost or fatal.
 """

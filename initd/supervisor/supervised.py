@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from initd import clock, proc
 from initd.errors import InitdError
 from initd.log import Logger
-from initd.pid1log import write_line
+from initd.pid1.log import write_line
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.remains import POLL, Remains
 from initd.supervisor.states import State

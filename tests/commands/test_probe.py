@@ -18,7 +18,7 @@ import pytest
 
 # What the probe must not import: each costs a probe more than its whole exchange.
 HEAVY = ("argparse", "json", "typing", "socket", "signal", "enum", "initd.commands.options",
-         "initd.commands.health", "initd.pid1")
+         "initd.commands.health", "initd.pid1.reaper")
 PROBE = ("import sys\nfrom initd import cli\ntry:\n    code = cli.main(sys.argv[1:])\n"
          "finally:\n    sys.stdout.flush()\n"
          "    print('MODULES', ' '.join(sorted(sys.modules)), file=sys.stderr)\n"

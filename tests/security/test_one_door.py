@@ -21,8 +21,8 @@ PATH_METHODS = {"write_text", "write_bytes", "read_text", "read_bytes", "touch",
 # (module, call) -> why it is not an agent path. Counted: a second such call in the same
 # module needs its own review.
 ALLOWED = {
-    ("pid1signals.py", "open"): (1, "/proc/self/status: the kernel's"),
-    ("pid1.py", "open"): (1, "/proc/<pid>/stat: the kernel's"),
+    ("pid1/signals.py", "open"): (1, "/proc/self/status: the kernel's"),
+    ("pid1/reaper.py", "open"): (1, "/proc/<pid>/stat: the kernel's"),
     ("procfs.py", "open"): (5, "/proc/<pid>/stat, status (twice), cmdline and "
                                "task/<tid>/children: the kernel's"),
     ("settings.py", "open"): (1, "/etc/initd/initd.yaml (--config): the image's, root's"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Exit-status fidelity: run ``false`` N times through initd's own spawn and wait.
 
-Default: inside ``pid1.run`` (the real two-tier layout: PID 1 reaps with waitpid(-1)
+Default: inside ``reaper.run`` (the real two-tier layout: PID 1 reaps with waitpid(-1)
 in its own process), while orphans keep PID 1's reaper busy. ``--same-process-reaper``
 is the negative control: the same loop with a waitpid(-1) thread in the same process,
 the bug ARCHITECTURE.md's invariant 1 exists to prevent (CPython then reports exit 0).
@@ -17,7 +17,9 @@ import sys
 import threading
 import time
 
-from initd import pid1, pid1signals, proc
+from initd import proc
+from initd.pid1 import reaper
+from initd.pid1 import signals as pid1signals
 from initd.supervisor.sigchan import SignalChannel
 
 
@@ -61,7 +63,7 @@ def main() -> int:
         SignalChannel(pid1signals.FORWARDED)  # as the real supervisor: handlers, then unblock
         return report(failing_runs(args.n))
 
-    return pid1.run(supervisor)
+    return reaper.run(supervisor)
 
 
 if __name__ == "__main__":

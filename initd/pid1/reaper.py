@@ -12,8 +12,8 @@ never capped (supervisord's cap of 100 per pass left thousands of zombies).
 
 Here: the fork, the forwarding and reaping loop, the exit code, and the last sweep of
 whatever is left once the supervisor has exited. Beside it, in the same tier and as
-small: pid1signals (which signals, and the dispositions on each side of the fork) and
-pid1log (its few lines).
+small: signals.py (which signals, and the dispositions on each side of the fork) and
+log.py (its few lines).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable
 
 from initd.errors import InitdError
-from initd.pid1log import DEBUG, INFO, WARN, Log, write_line
-from initd.pid1signals import WAITED, WAKE_INTERVAL, default_dispositions, take_signals
+from initd.pid1.log import DEBUG, INFO, WARN, Log, write_line
+from initd.pid1.signals import WAITED, WAKE_INTERVAL, default_dispositions, take_signals
 
 PR_SET_CHILD_SUBREAPER = 36
 
