@@ -10,7 +10,7 @@ import sys
 import psutil
 import pytest
 
-from tests.support.harness import SUPPORT, UNSHARE, proc_status, run
+from tests.support.harness import SUPPORT, UNSHARE, ns_pid, run
 
 STORM = [sys.executable, str(SUPPORT / "orphans.py")]
 
@@ -63,15 +63,6 @@ def test_leftover_daemon_is_swept_after_cmd_exits(initd, pidns: bool) -> None:
                      ("sweep grace over", "SIGKILL")], init.stderr[-3000:]
     for p in host_pids:
         assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE
-
-
-def ns_pid(pid: int) -> int | None:
-    """A process's pid in its own PID namespace (the last of /proc's NSpid), or None
-    once it is gone."""
-    try:
-        return int(proc_status(pid, "NSpid").split()[-1])
-    except (OSError, KeyError):
-        return None
 
 
 def test_subreaper_sweep_spares_processes_outside_its_tree(initd) -> None:

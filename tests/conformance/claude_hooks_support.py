@@ -37,12 +37,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from tests.support.harness import wait_for
 
 HOOKS = "https://code.claude.com/docs/en/hooks"
 GUIDE = "https://code.claude.com/docs/en/hooks-guide"
@@ -310,16 +311,8 @@ def one_result(outcome: dict[str, Any], text: str) -> dict[str, Any]:
 
 def wait_until(probe: Callable[[], object], timeout: float = DEADLINE,
                what: str = "condition") -> object:
-    deadline = time.monotonic() + timeout
-    pause = 0.01  # growing to 0.1 s: a long wait is no CPU burner (harness.wait_for)
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout}s waiting for {what}")
-        time.sleep(pause)
-        pause = min(pause * 1.5, 0.1)
+    """harness.wait_for, with this module's deadline."""
+    return wait_for(probe, timeout, what)
 
 
 # An HTTP hook's endpoint: a real server on 127.0.0.1, on a port the kernel picks. --------

@@ -23,14 +23,12 @@ import pytest
 from tests.support.harness import UNSHARE, Initd, run, wait_for
 
 SESSION = "dc"
-# A command that waits (up to 10 s, then fails: never a hang) until ``seq`` has a line.
-WAIT_LINE = ("i=0; until grep -qx {line} seq; do i=$((i+1)); "
-             "if [ $i -gt 600 ]; then echo gave-up-waiting-for-{line} >> seq; exit 1; fi; "
-             "sleep 0.05; done")
-# the same for the n-th such line: a second boot's agent waits for its own boot's line
+# A command that waits (up to 30 s, then fails: never a hang) until ``seq`` has the n-th
+# such line (a second boot's agent waits for its own boot's line); WAIT_LINE, the first.
 WAIT_NTH_LINE = ("i=0; until [ \"$(grep -cx {line} seq)\" -ge {n} ]; do i=$((i+1)); "
                  "if [ $i -gt 600 ]; then echo gave-up-waiting-for-{line} >> seq; exit 1; fi; "
                  "sleep 0.05; done")
+WAIT_LINE = WAIT_NTH_LINE.replace("{n}", "1")
 
 
 @pytest.fixture

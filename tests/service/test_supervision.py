@@ -23,7 +23,7 @@ import pytest
 
 from tests.hooks.support import ROOT_HOME, add_hook, forget_session, git, git_ok
 from tests.service.support import args, call, service_process, verb
-from tests.support.harness import Initd, free_port, proc_status, run, wait_for
+from tests.support.harness import Initd, free_port, ns_pid, run, wait_for
 from tests.support.users import AGENT as AGENT_USER
 
 PY = sys.executable
@@ -168,7 +168,7 @@ def test_the_agent_is_ready_when_its_port_answers(initd, ws, how: str) -> None:
     assert alive.returncode == 0 and json.loads(alive.stdout)["agent"]["ready"]
     _, health = call(init.socket, "GET", "/v1/health")
     [real] = [p for p in init.descendants() if args(p)[1:2] == ["-c"]]
-    in_container = int(proc_status(real.pid, "NSpid").split()[-1])  # pids as PID 1 sees
+    in_container = ns_pid(real.pid)  # pids as PID 1 sees them
     assert health["agent"]["pid"] == in_container  # type: ignore[index]
     assert health["initd"]["phase"] == "running"  # type: ignore[index]
     init.signal(signal.SIGTERM)  # the agent takes 3 s to stop: not ready meanwhile
@@ -363,8 +363,7 @@ def test_a_socket_another_initd_serves_is_never_taken_over(initd, ws) -> None:
     assert second.wait() == 0 and second.stdout_lines == ["second agent ran"]
     assert "is in use: another initd" in second.stderr
     code, health = call(first.socket, "GET", "/v1/health")  # still the first one's
-    assert code == 200 and health["pid"] == int(  # type: ignore[index]
-        proc_status(first_service.pid, "NSpid").split()[-1])
+    assert code == 200 and health["pid"] == ns_pid(first_service.pid)  # type: ignore[index]
     first.signal(signal.SIGTERM)
     first.wait()
     forget_session(f"{sid}-2")

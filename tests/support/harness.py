@@ -197,6 +197,15 @@ def proc_status(pid: int | str, field: str) -> str:
     raise KeyError(field)
 
 
+def ns_pid(pid: int) -> int | None:
+    """A process's pid in its own PID namespace (the last of /proc's NSpid): the pid it
+    says it has, and that initd as PID 1 sees; None once it is gone."""
+    try:
+        return int(proc_status(pid, "NSpid").split()[-1])
+    except (OSError, KeyError):
+        return None
+
+
 SIGNAL_NAMES = {s.value: s.name for s in signal.Signals}
 
 
