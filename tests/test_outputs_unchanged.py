@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,6 @@ from pathlib import Path
 import pytest
 
 from initd.commands import client
-from tests.hooks.support import forget_session
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "images" / "demo" / "workspace"
@@ -60,8 +60,18 @@ MASKS = [  # (pattern, replacement): only what changes between two runs
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Iterator[Path]:
-    ws = tmp_path / "ws"
+def where() -> Iterator[Path]:
+    """A directory of its own, its path always as long (tables pad to the paths they
+    show), with a HOME of its own (``initd sessions`` lists every session of HOME)."""
+    path = Path(tempfile.mkdtemp(prefix="initd-golden-"))
+    (path / "home").mkdir()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def workspace(where: Path) -> Iterator[Path]:
+    ws = where / "ws"
     shutil.copytree(DEMO, ws, symlinks=True)
     shutil.copy(FIXTURES / "autoagent.json", (ws / ".autoagent").mkdir() or
                 ws / ".autoagent" / "config.json")
@@ -80,8 +90,8 @@ def workspace(tmp_path: Path) -> Iterator[Path]:
 
 
 def masked(text: str, tmp: Path) -> str:
+    text = text.replace(str(tmp / "home"), "<HOME>")
     text = text.replace(str(tmp), "<TMP>").replace(sys.executable, "<PYTHON>")
-    text = text.replace(os.environ["HOME"], "<HOME>")
     for pattern, replacement in MASKS:
         text = pattern.sub(replacement, text)
     return text
@@ -92,7 +102,7 @@ class Transcript:
         self.ws, self.sock, self.session = ws, sock, session
         self.lines: list[str] = []
         self.env = {**os.environ, "INITD_SOCKET": sock, "COLUMNS": "100",
-                    "INITD_SESSION_ID": session}
+                    "INITD_SESSION_ID": session, "HOME": str(ws.parent / "home")}
 
     def verb(self, *argv: str, stdin: str | None = None) -> None:
         out = subprocess.run([*INITD, *argv], capture_output=True, text=True, timeout=60,
@@ -152,7 +162,6 @@ def record(ws: Path, tmp: Path) -> str:
     finally:
         service.send_signal(signal.SIGTERM)
         service.wait(30)
-        forget_session(session)
     t.verb("precommit", "uninstall", *common)
     return masked("\n".join(t.lines), tmp).replace(session, "<SESSION>")
 
@@ -160,8 +169,8 @@ def record(ws: Path, tmp: Path) -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="the transcript is root's (who runs the hooks)")
 def test_every_verb_and_answer_is_byte_for_byte_what_it_was(workspace: Path,
-                                                            tmp_path: Path) -> None:
-    got = record(workspace, tmp_path)
+                                                            where: Path) -> None:
+    got = record(workspace, where)
     if os.environ.get("INITD_GOLDEN") == "write":
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(got)
