@@ -21,8 +21,8 @@ from pathlib import Path
 
 import psutil
 
-from initd import log, settings
 from initd.commands import client, options
+from initd.config import log, settings
 from initd.hooks import context, discovery, filehooks
 
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

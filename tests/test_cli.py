@@ -102,7 +102,7 @@ def test_cwd_of_cmd_is_invokers_and_pid1s_is_root(tmp_path) -> None:
 def test_pid1_imports_no_third_party_module_and_no_argparse() -> None:
     """PID 1 lives as long as the container: only small standard-library pieces."""
     code = ("import sys, initd.cli; heavy = {'yaml', 'structlog', 'psutil', 'dotenv', "
-            "'argparse', 'dataclasses', 'initd.settings', 'initd.supervisor.boot'}; "
+            "'argparse', 'dataclasses', 'initd.config.settings', 'initd.supervisor.boot'}; "
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([*INITD[:1], "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

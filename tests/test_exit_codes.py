@@ -1,4 +1,4 @@
-"""README, "Exit codes": the agent's fate is the container's exit code (dumb-init's and
+"""docs/cli.md, "Exit codes": the agent's fate is the container's exit code (dumb-init's and
 tini's cases)."""
 
 from __future__ import annotations

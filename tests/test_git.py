@@ -1,4 +1,4 @@
-"""initd/git.py: a git call stops at once when it is cancelled (boot's stop signal), in
+"""initd/process/git.py: a git call stops at once when it is cancelled (boot's stop signal), in
 its own process group. A FIFO where git reads its config (the agent can plant one in
 ``.git/config`` or its ``~/.gitconfig``) once held boot, and so the stop, for each call's
 whole 30 s timeout."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psutil
 
-from initd import git
+from initd.process import git
 from tests.support.harness import wait_for
 
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from initd import httpd
-from initd.httpwire import MAX_HEAD, REASONS, Arriving, Refused, parse_head
+from initd.http import server as httpd
+from initd.http.wire import MAX_HEAD, REASONS, Arriving, Refused, parse_head
 from tests.support.harness import wait_for
 from tests.support.probes import get, send_raw
 

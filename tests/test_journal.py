@@ -1,4 +1,4 @@
-"""The request journal (initd/journal.py) on its own: what an earlier delivery did, read
+"""The request journal (initd/state/journal/) on its own: what an earlier delivery did, read
 back; and what the agent (who owns the directory) may leave there: garbage, a cut line,
 a link to a root file, a FIFO, a huge file, a link for the directory. None of it runs a
 hook twice that was recorded, hangs, or touches the root-owned canary; a journal that
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from initd.agentfs import Place
-from initd.idempotency import BadKey, check_key, digest
-from initd.journal import (
+from initd.state.agentfs import Place
+from initd.state.idempotency import BadKey, check_key, digest
+from initd.state.journal import (
     DROPPED,
     FULL,
     KEEP,

@@ -1,4 +1,4 @@
-"""Per-hook limits (initd/limits.py): real processes started by proc.spawn with limits,
+"""Per-hook limits (initd/process/limits.py): real processes started by spawn.spawn with limits,
 each limit made to bite, the starter (this process, as initd would be) unaffected."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from initd import limits, proc, users
-from initd.limits import LimitError, Limits
 from initd.pid1 import signals as pid1signals
+from initd.process import limits, spawn, users
+from initd.process.limits import LimitError, Limits
 
 PY = "/usr/bin/python3"
 
@@ -21,13 +21,13 @@ PY = "/usr/bin/python3"
 def run(argv: list[str], lim: Limits, account: users.Account | None = None,
         timeout: float = 30) -> tuple[int, str]:
     """(returncode as Popen gives it, output) of ``argv`` started with ``lim``."""
-    child = proc.spawn(proc.Spec(argv=tuple(argv), env=dict(os.environ), cwd="/",
-                                 account=account, stdout=proc.PIPE, stderr=proc.STDOUT,
+    child = spawn.spawn(spawn.Spec(argv=tuple(argv), env=dict(os.environ), cwd="/",
+                                 account=account, stdout=spawn.PIPE, stderr=spawn.STDOUT,
                                  limits=lim))
     try:
         out, _ = child.popen.communicate(timeout=timeout)
     finally:
-        proc.stop(child, signal.SIGKILL, 0.1)
+        spawn.stop(child, signal.SIGKILL, 0.1)
     return child.popen.returncode, out.decode(errors="replace")
 
 

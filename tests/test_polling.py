@@ -65,7 +65,7 @@ def test_initd_never_calls_select_select() -> None:
              for path in sorted(PACKAGE.rglob("*.py"))
              for line in selects(ast.parse(path.read_text(), str(path)))]
     assert found == [], "select.select cannot watch a descriptor above 1023: use " \
-                        "proc.wait_fds (poll) or selectors' epoll instead, at " + ", ".join(found)
+                        "spawn.wait_fds (poll) or selectors' epoll instead, at " + ", ".join(found)
 
 
 @pytest.mark.parametrize("source", [

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from initd import settings
 from initd.commands import options
+from initd.config import settings
+from initd.config.values import Restart
 from initd.errors import InitdError
-from initd.values import Restart
 
 
 def load(argv: list[str], env: dict[str, str] | None = None,

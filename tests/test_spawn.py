@@ -12,8 +12,9 @@ import time
 import psutil
 import pytest
 
-from initd import proc, users
 from initd.errors import InitdError
+from initd.process import spawn as proc
+from initd.process import users
 from tests.support.harness import wait_for
 
 
@@ -80,7 +81,7 @@ def test_bad_working_directory_is_initd_error_not_exec_failure() -> None:
 def test_a_missing_dev_null_is_named_not_blamed_on_the_command() -> None:
     """A root without /dev/null (a bare chroot): the command is fine, the error says
     what is missing instead of "CMD: No such file or directory"."""
-    script = ("from initd import proc\n"
+    script = ("from initd.process import spawn as proc\n"
               "try: proc.spawn(proc.Spec(argv=('true',), env={}, cwd='/', "
               "stdout=proc.DEVNULL))\n"
               "except Exception as err: print(type(err).__name__, err)\n")

@@ -12,8 +12,8 @@ import _socket
 import os
 import time
 
+from initd.config.paths import DEFAULT_SOCKET, default_socket
 from initd.errors import InitdError, one_line, shown
-from initd.paths import DEFAULT_SOCKET, default_socket
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing's import is most of a probe's own cost)
@@ -111,7 +111,7 @@ def call(method: str, path: str, body: Any = None, sock: str | None = None,
          timeout: float | None = None, key: str | None = None) -> tuple[int, Any]:
     """(status, decoded JSON); an unreachable service is an InitdError saying so.
 
-    With ``key`` (an Idempotency-Key: initd/journal.py) the request is sent again, with
+    With ``key`` (an Idempotency-Key: initd/state/journal/) the request is sent again, with
     the same key, when the service died before its answer ended: it restarts on the same
     socket, and its journal runs no hook of the request twice."""
     import json
@@ -186,7 +186,7 @@ def checked_key(key: str, given: str = "Idempotency-Key") -> str:
     """``key`` as an Idempotency-Key may be (1-200 printable ASCII characters, no space:
     the service's own rule), or InitdError (``given`` names where it came from): never
     sent as something else (an empty one is no "any key": it is refused)."""
-    from initd.idempotency import BadKey, check_key  # (not for the probes: none)
+    from initd.state.idempotency import BadKey, check_key  # (not for the probes: none)
 
     try:
         return check_key(key)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from initd import settings
 from initd.commands.options import Parser, workspace_option
+from initd.config import settings
 from initd.errors import InitdError
 
 

@@ -17,16 +17,18 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
-from initd import jsonview, log, paths, settings, users
 from initd.commands.options import Parser, socket_option, table, workspace_option
+from initd.config import log, paths, settings
 from initd.errors import InitdError, UsageError, one_line, shown
 from initd.hooks import discovery, model
+from initd.process import users
 from initd.service import views
+from initd.state import jsonview
 
 if TYPE_CHECKING:
+    from initd.devcontainer.config import Config
     from initd.events.dialects.common import Collected
     from initd.events.model import EventHook
-    from initd.hooks.devcontainer import Config
 
 
 def parser() -> Parser:
@@ -108,7 +110,7 @@ def verb(args: Namespace, config: settings.Settings, agent: users.Account) -> in
 
 def devcontainer_of(workspace: str) -> Config | None:
     """The workspace's devcontainer.json, checked (its parser only when there is one)."""
-    from initd.hooks import devcontainer
+    from initd.devcontainer import config as devcontainer
 
     return devcontainer.load(workspace) if devcontainer.find(workspace) else None
 
@@ -156,7 +158,7 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool,
 
 
 def _when(config: Config, stage: str) -> str:
-    from initd.hooks import devcontainer
+    from initd.devcontainer import config as devcontainer
 
     once = "once per container" if stage in devcontainer.ONCE else "every start"
     when = "before the agent" if config.waited(stage) else "once the agent is up" \
@@ -166,7 +168,7 @@ def _when(config: Config, stage: str) -> str:
 
 def list_devcontainer(config: Config, agent: users.Account, enabled: bool) -> None:
     """devcontainer.json's commands: stage, when, as whom, what; then its problems."""
-    from initd.hooks import devcontainer
+    from initd.devcontainer import config as devcontainer
 
     chosen = devcontainer.runner_for(config, agent)
     who = chosen.account.name if chosen.account is not None else "nobody"
@@ -193,7 +195,7 @@ def list_devcontainer(config: Config, agent: users.Account, enabled: bool) -> No
 
 def devcontainer_view(config: Config, agent: users.Account, enabled: bool
                       ) -> dict[str, object]:
-    from initd.hooks import devcontainer
+    from initd.devcontainer import config as devcontainer
 
     chosen = devcontainer.runner_for(config, agent)
     return {
@@ -251,8 +253,9 @@ def trust(found: discovery.Found, events: Collected, config: settings.Settings,
           dev: Config | None = None) -> int:
     """Record the content hash of every hook the workspace defines, as it is now; a file
     the door refused is named, and its hooks are not approved."""
+    from initd.devcontainer import config as devcontainer
     from initd.events.trust import workspace_entries
-    from initd.hooks import devcontainer, truststore, workspacefiles
+    from initd.hooks import truststore, workspacefiles
     from initd.hooks.trust import Trust
 
     store = Trust(config.trust_file, enforce=True, image_dir=config.hooks_dir)

@@ -12,7 +12,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from initd import __version__, paths, settings, values
+from initd import __version__
+from initd.config import paths, settings, values
 from initd.errors import UsageError
 
 USAGE = "initd [OPTIONS] -- CMD [ARGS...]\n       initd VERB [ARGS...]  (initd VERB --help)"

@@ -12,10 +12,11 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from initd import log, paths, settings, users
 from initd.commands.options import Parser, workspace_option
+from initd.config import log, paths, settings
 from initd.errors import InitdError, UsageError
 from initd.hooks import discovery, precommit
+from initd.process import users
 
 
 def parser() -> Parser:

@@ -15,8 +15,10 @@ import socket
 import threading
 from collections.abc import Sequence
 
-from initd import httpd, log, settings, users, values
 from initd.commands.options import Parser, socket_option, workspace_option
+from initd.config import log, settings, values
+from initd.http import server as httpd
+from initd.process import users
 from initd.service.app import EVENT_BODY, make_app
 from initd.service.core import HookService
 
@@ -58,7 +60,7 @@ def main(argv: Sequence[str]) -> int:
             users.become(agent)
     link = None
     if args.channel_fd is not None:
-        from initd.channel import Channel
+        from initd.process.channel import Channel
         from initd.service.link import SupervisorLink
 
         link = SupervisorLink(Channel.from_fd(args.channel_fd), logger)

@@ -7,8 +7,9 @@ import json
 import os
 from collections.abc import Sequence
 
-from initd import statefile, users
 from initd.commands.options import Parser, table
+from initd.process import users
+from initd.state import statefile
 
 
 def sessions(argv: Sequence[str]) -> int:

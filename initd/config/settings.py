@@ -14,17 +14,14 @@ import os
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
-from initd.errors import InitdError, shown
-from initd.limits import NONE as NO_LIMITS
-from initd.limits import Limits
-from initd.paths import (
+from initd.config.paths import (
     DEFAULT_CONFIG,
     DEFAULT_HOOKS_DIR,
     DEFAULT_SOCKET,
     DEFAULT_TRUST_FILE,
     default_socket,
 )
-from initd.values import (
+from initd.config.values import (
     Restart,
     boolean,
     count,
@@ -42,6 +39,9 @@ from initd.values import (
     stop_signal,
     url,
 )
+from initd.errors import InitdError, shown
+from initd.process.limits import NONE as NO_LIMITS
+from initd.process.limits import Limits
 
 SOCKET_HELP = (f"default {DEFAULT_SOCKET} as root, else $XDG_RUNTIME_DIR/initd.sock or "
                "/tmp/initd-UID/initd.sock")

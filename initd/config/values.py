@@ -8,7 +8,7 @@ import enum
 import os
 from collections.abc import Mapping, Sequence
 
-from initd.limits import Limits
+from initd.process.limits import Limits
 
 
 class Restart(enum.StrEnum):
@@ -159,7 +159,7 @@ def optional_text(value: object) -> str | None:
 
 def hook_limits(value: object) -> Limits:
     """initd.yaml's mapping, or the environment's ``cpu=60,memory=2G``."""
-    from initd import limits
+    from initd.process import limits
 
     try:
         return limits.parse_text(value) if isinstance(value, str) else limits.parse(value)

@@ -1,11 +1,11 @@
 """The workspace's devcontainer.json, as far as initd runs it: its lifecycle commands
 (https://containers.dev/implementors/json_reference/#lifecycle-scripts), ``waitFor``,
-the users named and the environment given, checked into one record (dcmodel.py) whose
+the users named and the environment given, checked into one record (model.py) whose
 problems name the file and the key.
 
 The file is the agent's to write: root reads it through agentfs (no link followed, a
-regular file, at most LIMIT bytes) and parses it as JSONC (jsonc.py). Nothing here runs
-anything; lifecycle.py does. Where the file is: dcfile.py; its environment: dcenv.py.
+regular file, at most LIMIT bytes) and parses it as JSONC (config/jsonc.py). Nothing here runs
+anything; lifecycle.py does. Where the file is: file.py; its environment: env.py.
 Parsed only on demand: a boot without a devcontainer.json never imports this.
 """
 
@@ -15,12 +15,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from initd import limits
-from initd.agentfs import Place
-from initd.errors import shown
-from initd.hooks import dcfile, jsonc, workspacefiles
-from initd.hooks.dcenv import SUPPORTED, Substitution, apply, own, resolve, unknown_variables
-from initd.hooks.dcmodel import (
+from initd.config import jsonc
+from initd.devcontainer import file
+from initd.devcontainer.env import SUPPORTED, Substitution, apply, own, resolve, unknown_variables
+from initd.devcontainer.model import (
     ATTACH,
     DEFAULT_PROBE,
     DEFAULT_TIMEOUT,
@@ -38,7 +36,11 @@ from initd.hooks.dcmodel import (
     Problem,
     Stage,
 )
-from initd.hooks.dcusers import Runner, runner_for, trust_entries
+from initd.devcontainer.users import Runner, runner_for, trust_entries
+from initd.errors import shown
+from initd.hooks import workspacefiles
+from initd.process import limits
+from initd.state.agentfs import Place
 
 # (what callers have always found here: the record, its users, its environment)
 __all__ = ["ATTACH", "ERROR", "KIND", "NOTE", "ONCE", "STAGES", "WARNING", "Command", "Config",
@@ -52,24 +54,24 @@ LIMIT = 2**20  # a devcontainer.json is a few KiB
 
 
 def find(workspace: str) -> str | None:
-    """The workspace's devcontainer.json that runs (dcfile.py: the specification's
+    """The workspace's devcontainer.json that runs (file.py: the specification's
     places, in order); with several sub-folder files and none chosen, their folder
     (``load`` says why none runs); None when there is none."""
-    found = dcfile.find(workspace)
+    found = file.find(workspace)
     if found is None:
         return None
-    return found.path or os.path.join(workspace, dcfile.FOLDER)
+    return found.path or os.path.join(workspace, file.FOLDER)
 
 
 def load(workspace: str) -> Config | None:
     """The workspace's devcontainer.json, checked; None when it has none. A file that
     cannot be read or parsed is a Config with that one error (and nothing to run);
     several sub-folder files and none chosen, a Config that does not run, saying why."""
-    found = dcfile.find(workspace)
+    found = file.find(workspace)
     if found is None:
         return None
     if found.path is None:
-        folder = os.path.join(workspace, dcfile.FOLDER)
+        folder = os.path.join(workspace, file.FOLDER)
         return Config(folder, workspace, runs=False,
                       problems=(Problem(folder, None, found.why_none(), WARNING),))
     path = found.path

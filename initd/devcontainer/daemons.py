@@ -1,7 +1,7 @@
 """What devcontainer.json's commands leave running (``nohup npm run dev &``): the sessions
 they ran in, stopped with initd, and the output their daemons still write, read on in one
 thread into each command's capped log. Once a log is full its pipe goes to a drain
-(pipes.py): a daemon that writes forever costs root nothing more, and is never cut off
+(process/pipes.py): a daemon that writes forever costs root nothing more, and is never cut off
 (a closed pipe would kill it with SIGPIPE)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import os
 import threading
 import time
 
-from initd import proc
 from initd.hooks.context import HookContext
-from initd.hooks.pipes import Stream
+from initd.process import spawn
+from initd.process.pipes import Stream
 
 LINGER_CLOSE = 0.5  # seconds the output of stopped daemons is still read at the end
 
@@ -31,7 +31,7 @@ class Keeper:
         self.thread: threading.Thread | None = None
         self.closing = False
 
-    def started(self, child: proc.Child) -> None:
+    def started(self, child: spawn.Child) -> None:
         with self.lock:
             self.sessions.append(child.pid)  # the leader of its own session: its id
 
@@ -74,7 +74,7 @@ class Keeper:
                     return
             wait = None if until is None else max(0.0, until - time.monotonic())
             polled = {stream.fileno(): stream for stream in streams}
-            ready = proc.wait_fds([self.wake_r, *polled], wait)
+            ready = spawn.wait_fds([self.wake_r, *polled], wait)
             if self.wake_r in ready:
                 os.read(self.wake_r, 4096)
             for fd in (fd for fd in ready if fd in polled):
@@ -102,13 +102,13 @@ class Keeper:
         threads = []
         for sid in self.sessions:
             thread = threading.Thread(target=lambda s=sid: counts.append(
-                proc.stop_session(s, self.uid, grace)), name="devcontainer-stop",
+                spawn.stop_session(s, self.uid, grace)), name="devcontainer-stop",
                 daemon=True)
             try:
                 thread.start()
                 threads.append(thread)
             except RuntimeError:
-                counts.append(proc.stop_session(sid, self.uid, grace))
+                counts.append(spawn.stop_session(sid, self.uid, grace))
         for thread in threads:
             thread.join()
         return sum(counts)

@@ -11,7 +11,7 @@
 - Neither redirects initd's own variables (OWN_PREFIX, OWN_NAMES): they tell the agent
   and the hooks where initd and their state are.
 
-Plain values in, plain values out: the file's record is devcontainer.py's.
+Plain values in, plain values out: the file's record is config.py's.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import os
 import stat
 from typing import NamedTuple
 
-from initd.agentfs import Place
+from initd.state.agentfs import Place
 
 FOLDER = ".devcontainer"
 NAME = "devcontainer.json"

@@ -3,9 +3,9 @@ dev container tool runs them (https://containers.dev/implementors/json_reference
 #lifecycle-scripts), with initd's rules for who runs them and what is trusted.
 
 - ``onCreateCommand``, ``updateContentCommand`` and ``postCreateCommand`` run once per
-  container (dcmarkers.py); ``postStartCommand`` runs at every start.
+  container (markers.py); ``postStartCommand`` runs at every start.
 - The file is read before the session hooks run: its containerEnv is theirs too, and the
-  hook service's (dcprocenv.py). The user's environment is probed once (userEnvProbe:
+  hook service's (procenv.py). The user's environment is probed once (userEnvProbe:
   userenv.py), before the first stage.
 - The agent starts once ``waitFor``'s stage (default ``updateContentCommand``) and every
   stage before it are done; the later stages run in order in a background thread that
@@ -16,7 +16,7 @@ dev container tool runs them (https://containers.dev/implementors/json_reference
   any subsequent scripts will not be executed"), and the agent starts all the same.
 - Each command runs in a session of its own. What it leaves running (``nohup x &``) keeps
   running after it exits, its output still read into the command's capped log, then
-  drained (dcdaemons.py), and is stopped with initd: TERM to every process left in those
+  drained (daemons.py), and is stopped with initd: TERM to every process left in those
   sessions, the grace, KILL.
 """
 
@@ -26,15 +26,15 @@ import os
 import threading
 from collections.abc import Sequence
 
-from initd import users
-from initd.hooks import devcontainer, runner
+from initd.devcontainer import config as devcontainer
+from initd.devcontainer.config import Command, Config, Stage
+from initd.devcontainer.daemons import Keeper
+from initd.devcontainer.markers import Markers
+from initd.devcontainer.markers import container_identity as container_identity
+from initd.devcontainer.procenv import ProcessEnv
 from initd.hooks.context import HookContext
-from initd.hooks.dcdaemons import Keeper
-from initd.hooks.dcmarkers import Markers
-from initd.hooks.dcmarkers import container_identity as container_identity
-from initd.hooks.dcprocenv import ProcessEnv
-from initd.hooks.devcontainer import Command, Config, Stage
 from initd.hooks.run import new_log, record, record_start, refuse
+from initd.process import runner, users
 
 
 class Lifecycle:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import re
 
-from initd import agentfs
-from initd.clock import now_iso
+from initd.devcontainer.model import Config
 from initd.hooks.context import HookContext
-from initd.hooks.dcmodel import Config
-from initd.statefile import StateFile
+from initd.state import agentfs
+from initd.state.clock import now_iso
+from initd.state.statefile import StateFile
 
 MARKERS = "devcontainer"  # the markers' directory in initd's state
 

@@ -1,7 +1,7 @@
 """devcontainer.json's record, as far as initd runs it: its lifecycle commands
 (https://containers.dev/implementors/json_reference/#lifecycle-scripts), ``waitFor``,
 the users named, the environment given and how the user's own is probed, and the
-problems found, each naming the file and the key. devcontainer.py makes it."""
+problems found, each naming the file and the key. config.py makes it."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
-from initd import limits
-from initd.hooks.dcenv import Substitution
+from initd.devcontainer.env import Substitution
 from initd.hooks.model import Hook
+from initd.process import limits
 
 # postAttachCommand last: "run after postStartCommand" (the schema), once the agent is up
 # (the agent is what attaches); never waited for (waitFor's enum ends at postStartCommand)
@@ -95,7 +95,7 @@ class Config(NamedTuple):
     problems: tuple[Problem, ...] = ()
     ignored: tuple[str, ...] = ()  # lifecycle keys the file has that initd does not run
     user_env_probe: str = DEFAULT_PROBE
-    runs: bool = True  # False: several sub-folder files and none chosen (dcfile.py)
+    runs: bool = True  # False: several sub-folder files and none chosen (file.py)
 
     @property
     def errors(self) -> tuple[Problem, ...]:

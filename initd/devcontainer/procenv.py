@@ -1,4 +1,4 @@
-"""The environments one boot's processes get from devcontainer.json (dcenv.py says which
+"""The environments one boot's processes get from devcontainer.json (env.py says which
 variable goes where): the commands', the agent's, and containerEnv alone for every other
 process that runs as the agent (its session hooks, the hook service and its hooks).
 
@@ -15,12 +15,13 @@ from __future__ import annotations
 import os
 import threading
 
-from initd import proc, users
-from initd.hooks import dcenv, userenv
+from initd.devcontainer import env as dcenv
+from initd.devcontainer.model import KIND, PROBES, Config
+from initd.devcontainer.users import trust_entries
+from initd.hooks import userenv
 from initd.hooks.context import HookContext
-from initd.hooks.dcmodel import KIND, PROBES, Config
-from initd.hooks.dcusers import trust_entries
-from initd.procspec import HOOK_ENV
+from initd.process import spawn, users
+from initd.process.spec import HOOK_ENV
 
 
 class ProcessEnv:
@@ -31,7 +32,7 @@ class ProcessEnv:
         self.config = config
         self.ctx = ctx
         self.account = account
-        base = proc.environment(os.environ, None, remove=ctx.secrets)  # never a secret
+        base = spawn.environment(os.environ, None, remove=ctx.secrets)  # never a secret
         self.container, self.remote = dcenv.resolve(config.container_env, config.remote_env,
                                                     config.workspace, base)
         self.variables = dcenv.Substitution(base, config.workspace,
@@ -39,7 +40,7 @@ class ProcessEnv:
         self.trusted = self._trusted()
         self.probed: dict[str, str] = {}
         # the commands' environment before the probe and remoteEnv: what the probe gets
-        self.before = self._clean(dcenv.apply(proc.environment(
+        self.before = self._clean(dcenv.apply(spawn.environment(
             os.environ, account, {"DISCOBOT_SESSION_ID": ctx.session_id,
                                   "DISCOBOT_WORKSPACE": ctx.workspace,
                                   "DISCOBOT_HOOK_TYPE": KIND}), self.container))

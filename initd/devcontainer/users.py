@@ -8,10 +8,10 @@ import hashlib
 import json
 from typing import NamedTuple
 
-from initd import users
+from initd.devcontainer.model import Config
 from initd.errors import InitdError, shown
-from initd.hooks.dcmodel import Config
 from initd.hooks.trust import Entry
+from initd.process import users
 
 
 class Runner(NamedTuple):

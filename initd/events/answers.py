@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from initd.events.actions import ActionResult
-from initd.hooks.output import KEEP
+from initd.process.output import KEEP
 
 ANSWER_LIMIT = 2**20  # bytes of an event hook's stdout kept for its answer (bounded)
 ELIDED = "\n[… output elided …]\n"

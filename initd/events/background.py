@@ -8,10 +8,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from initd.config.log import Logger
 from initd.events import actions
 from initd.events.actions import ActionResult, Call, Status
 from initd.hooks import kinds
-from initd.log import Logger
 
 
 def attempts(call: Call) -> ActionResult:

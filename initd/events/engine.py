@@ -1,4 +1,4 @@
-"""Fire one event: run its hooks in order and say what the agent should do (README,
+"""Fire one event: run its hooks in order and say what the agent should do (docs/events.md,
 "Lifecycle events").
 
 For each hook of the event, in the order they load (dialects/__init__.py):
@@ -37,7 +37,6 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from initd import jsonview
 from initd.events import parallel, standins, variables
 from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import Background, attempts
@@ -53,7 +52,8 @@ from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
-from initd.journal import Entry, once
+from initd.state import jsonview
+from initd.state.journal import Entry, once
 
 BACKGROUND_LIMIT = 16  # fire-and-forget actions running at once; more are refused
 
@@ -94,7 +94,7 @@ class Engine:
 
     def fire(self, name: str, payload: dict[str, Any],
              cancel: threading.Event | None = None, journal: Entry | None = None) -> Outcome:
-        """Run the event's hooks. With a ``journal`` (the request's, initd/journal.py), a
+        """Run the event's hooks. With a ``journal`` (the request's, initd/state/journal/), a
         hook an earlier delivery of the same request fired is not run again: its recorded
         result counts (or, never recorded, it is reported as interrupted)."""
         event = kinds.resolve(name)

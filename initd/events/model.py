@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
-from initd.limits import NONE as NO_LIMITS
-from initd.limits import Limits
+from initd.process.limits import NONE as NO_LIMITS
+from initd.process.limits import Limits
 
 if TYPE_CHECKING:
     from initd.events.conditions import Condition

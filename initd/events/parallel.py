@@ -14,10 +14,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from initd import jsonview
 from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import attempts
-from initd.journal import FULL, Entry
+from initd.state import jsonview
+from initd.state.journal import FULL, Entry
 
 
 def run(items: Sequence[tuple[str, Call]], journal: Entry | None) -> list[ActionResult]:

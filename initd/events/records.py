@@ -21,11 +21,11 @@ import subprocess
 import threading
 from typing import Any
 
-from initd import proc
-from initd.agentfs import Place
-from initd.clock import now_iso
-from initd.git import git
-from initd.statefile import StateFile
+from initd.process import spawn
+from initd.process.git import git
+from initd.state.agentfs import Place
+from initd.state.clock import now_iso
+from initd.state.statefile import StateFile
 
 KEEP_OUTPUT = 4096  # of each hook's stdout and stderr, in the event lines
 MARK_AFTER = 0.05  # seconds an event's hooks run before the record says it is running
@@ -53,7 +53,7 @@ class Sessions:
         self.events_name = f"{session_id}.events.jsonl"
         self.events_path = os.path.join(self.dir, self.events_name)
         self._tokens = itertools.count(1)
-        self._me = (os.getpid(), proc.start_ticks(os.getpid()))
+        self._me = (os.getpid(), spawn.start_ticks(os.getpid()))
 
     def open(self, command: list[str] | None = None) -> list[str]:
         """Make (or pick up) the record, mark it active and current; events a dead
@@ -143,7 +143,7 @@ def _gone(runner: object) -> bool:
     """The process that marked an event running is no longer that process."""
     if not isinstance(runner, list) or len(runner) != 2 or not isinstance(runner[0], int):
         return True
-    return bool(proc.start_ticks(runner[0]) != runner[1])
+    return bool(spawn.start_ticks(runner[0]) != runner[1])
 
 
 def _issue_event(event: str, payload: dict[str, Any]) -> bool:
@@ -183,7 +183,7 @@ def listing(state: Place) -> list[dict[str, Any]]:
     """Every session record, newest first, with what its event lines tell: how many
     events, how many blocked, the last one. Read through agentfs (root may list them:
     a link, a FIFO or a huge file planted there is skipped, never followed)."""
-    from initd.agentfs import Unsafe
+    from initd.state.agentfs import Unsafe
 
     place = state.child("sessions")
     found = []

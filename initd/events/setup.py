@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
-from initd.limits import NONE as NO_LIMITS
-from initd.limits import Limits
-from initd.log import Logger
-from initd.users import Account
+from initd.config.log import Logger
+from initd.process.limits import NONE as NO_LIMITS
+from initd.process.limits import Limits
+from initd.process.users import Account
 
 if TYPE_CHECKING:
     from initd.hooks.context import HookContext
@@ -43,7 +43,7 @@ def pipeline_secrets(ctx: HookContext) -> dict[str, str]:
 
     from dotenv import dotenv_values
 
-    from initd import agentfs
+    from initd.state import agentfs
 
     path = os.path.join(ctx.agent.home, *SECRETS_FILE)
     try:

@@ -7,10 +7,10 @@ an error result with ``on_error: deny``: it blocks a blockable event."""
 
 from __future__ import annotations
 
+from initd.config.log import Logger
 from initd.events.model import EVERY, EventHook, Script, StandIn
 from initd.events.verdict import Tally
 from initd.hooks.kinds import Event
-from initd.log import Logger
 
 NOT_LOADED = "a hook initd could not load"
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from initd.agentfs import Place
+from initd.config.log import Logger
 from initd.hooks.ledger import Ledger, count
-from initd.journal import Entry
-from initd.log import Logger
+from initd.state.agentfs import Place
+from initd.state.journal import Entry
 
 CAP = 8  # blocked Stops in a row; the next one is not blocked (Claude Code's cap)
 EVENTS = ("stop", "subagent_stop")

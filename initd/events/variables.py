@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from initd.clock import now_iso
 from initd.events import execsize, templates
 from initd.events.setup import Setup
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
+from initd.state.clock import now_iso
 
 # initd's own names in the table: what a hook reads there is initd's, never the payload's.
 OWN = ("EVENT", "SESSION", "WORKSPACE", "TIMESTAMP", "LAST_HOOK_STATUS", "HOOK_RESPONSE",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 
-from initd import proc
 from initd.events import dialects, records
 from initd.events.engine import Engine
 from initd.events.setup import Setup, pipeline_secrets
 from initd.hooks.context import HookContext
-from initd.procspec import HOOK_ENV
+from initd.process import spawn
+from initd.process.spec import HOOK_ENV
 
 
 def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = None) -> Engine:
@@ -34,7 +34,7 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
     state_dir = events.path
     base = {**pipeline_secrets(ctx), **os.environ}  # the real environment wins
     setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
-                  env=proc.environment(base, ctx.agent, HOOK_ENV, remove=ctx.secrets),
+                  env=spawn.environment(base, ctx.agent, HOOK_ENV, remove=ctx.secrets),
                   # the service already is the agent (or both are root): nothing to drop,
                   # and a spawn without a user switch can use vfork (a fork of a big
                   # process costs a millisecond)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from initd.errors import InitdError
-from initd.git import git
+from initd.process.git import git
 
 
 class NotARepository(InitdError):

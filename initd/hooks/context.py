@@ -8,22 +8,23 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from initd import proc, statefile, users
-from initd.agentfs import Place
+from initd.config.log import Logger
 from initd.hooks.memory import MemoryStore
 from initd.hooks.model import Hook
 from initd.hooks.status import StatusStore
-from initd.limits import NONE as NO_LIMITS
-from initd.limits import Limits
-from initd.log import Logger
-from initd.procspec import HOOK_ENV
+from initd.process import spawn, users
+from initd.process.limits import NONE as NO_LIMITS
+from initd.process.limits import Limits
+from initd.process.spec import HOOK_ENV
+from initd.state import statefile
+from initd.state.agentfs import Place
 
 if TYPE_CHECKING:
     from initd.hooks.trust import Trust
 
 
 class Options(Protocol):
-    """The settings hooks read (initd.settings.Settings has them all)."""
+    """The settings hooks read (initd.config.settings.Settings has them all)."""
 
     @property
     def workspace(self) -> str: ...
@@ -75,8 +76,8 @@ class HookContext(NamedTuple):
     # session hook runs from (taken at boot, before any hook ran).
     snapshots: Snapshots | None = None
     limits: Limits = NO_LIMITS  # the image's for every hook (initd.yaml: hook_limits)
-    # devcontainer.json's containerEnv (dcprocenv.py), for the hooks that run as the agent:
-    # the file is the agent's to write, so never for a run_as: root hook (invariant 8)
+    # devcontainer.json's containerEnv (devcontainer/procenv.py), for the hooks that run
+    # as the agent: the file is the agent's to write, so never for a run_as: root hook (invariant 8)
     container_env: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -166,4 +167,4 @@ def environment(hook: Hook, ctx: HookContext,
     extra = {**container, "DISCOBOT_SESSION_ID": ctx.session_id,
              "DISCOBOT_WORKSPACE": ctx.workspace, "DISCOBOT_HOOK_TYPE": hook.type,
              **(more or {}), **HOOK_ENV}
-    return proc.environment(os.environ, account_for(hook, ctx), extra, remove=ctx.secrets)
+    return spawn.environment(os.environ, account_for(hook, ctx), extra, remove=ctx.secrets)

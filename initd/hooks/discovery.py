@@ -17,10 +17,11 @@ import stat
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from initd import agentfs, paths
+from initd.config import paths
 from initd.errors import one_line, shown
 from initd.hooks import frontmatter, model, workspacefiles
 from initd.hooks.model import Hook
+from initd.state import agentfs
 
 NOTE, ERROR = "note", "error"
 HEAD_LIMIT = frontmatter.HEAD_LIMIT  # of each file: the front matter must close within it

@@ -26,13 +26,13 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from initd.clock import now_iso
 from initd.hooks import changes, patterns
 from initd.hooks.context import HookContext
 from initd.hooks.model import Hook
 from initd.hooks.run import run_one
-from initd.hooks.runner import Result
 from initd.hooks.status import Status, StatusStore
+from initd.process.runner import Result
+from initd.state.clock import now_iso
 
 
 class Action(enum.StrEnum):
@@ -120,7 +120,8 @@ def evaluate(hooks: Sequence[Hook], ctx: HookContext,
 
 def run_file_hook(hook: Hook, files: Sequence[str], ctx: HookContext,
                   cancel: threading.Event | None = None) -> Result:
-    """One file hook against ``files``, with every input the README's "File hooks" gives it."""
+    """One file hook against ``files``, with every input docs/discobot-hooks.md ("File
+    hooks") gives it."""
     return run_one(hook, ctx, stdin=_payload(hook, files, ctx), cancel=cancel,
                    extra_env=_env(hook, files, ctx))
 

@@ -51,7 +51,7 @@ def _uncomment(line: str, prefix: str, number: int) -> str:
 def _load_yaml(text: str) -> dict[str, Any]:
     import yaml
 
-    from initd import safeyaml  # no aliases, bounded depth: root parses these at boot
+    from initd.config import safeyaml  # no aliases, bounded depth: root parses these at boot
 
     try:
         data = safeyaml.load(text)

@@ -11,9 +11,10 @@ import os
 import subprocess
 import threading
 
-from initd import agentfs, git, users
 from initd.errors import InitdError
-from initd.users import Account
+from initd.process import git, users
+from initd.process.users import Account
+from initd.state import agentfs
 
 HOOK = "pre-commit"
 INITD_DIR = "initd"  # in the git (common) dir: initd's own, removed by uninstall

@@ -25,11 +25,11 @@ import json
 import os
 from collections.abc import Callable
 
-from initd import agentfs
 from initd.errors import InitdError
 from initd.hooks import managers
 from initd.hooks.gitrepo import HOOK, INITD_DIR, OVERLAY_DIR, OWN_DIR, Repo
 from initd.hooks.gitscripts import FORWARDED, MARKER, forwarder
+from initd.state import agentfs
 
 ENTRIES = 4096  # names read in a hooks directory, at most: past that, refused
 SAME = 4 << 20  # bytes compared when a manager wrote its hook again, at most

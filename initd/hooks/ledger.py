@@ -27,8 +27,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from initd.agentfs import Place
-from initd.journal import Entry
+from initd.state.agentfs import Place
+from initd.state.journal import Entry
 
 READ_LIMIT = 2**20  # bytes read at the start; a ledger is rewritten past COMPACT
 COMPACT = 64 * 1024

@@ -3,7 +3,7 @@
 Each one's install can run again at any time (``npm install`` runs husky's, lefthook's
 and simple-git-hooks'), after initd's: what it then does to the chain decides which of
 the two is in force until initd installs again. initd cannot stop that, so it says it,
-in one line per manager the work tree configures (the README lists what each does).
+in one line per manager the work tree configures (docs/discobot-hooks.md lists what each does).
 husky 4 also needs a hand: its install keeps an existing hook (initd's chain) and so
 writes no ``pre-commit`` of its own, but its stub is one script for every hook name
 (``husky.sh`` reads the name from ``$0``), so a sibling's copy is the hook it would have
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from initd import agentfs
+from initd.state import agentfs
 
 PACKAGE_LIMIT = 1 << 20  # package.json bytes read, at most
 STUB_LIMIT = 64 << 10  # a husky 4 stub is under 1 KiB

@@ -9,10 +9,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
-from initd.agentfs import Place
 from initd.hooks.model import Hook
-from initd.hooks.runner import Result
 from initd.hooks.status import CLOCK_REALTIME_COARSE, Status, StatusStore, empty
+from initd.process.runner import Result
+from initd.state.agentfs import Place
 
 
 class MemoryStore(StatusStore):

@@ -9,8 +9,8 @@ from typing import Any
 from initd.hooks import ledger
 from initd.hooks.ledger import Ledger
 from initd.hooks.model import Hook
-from initd.hooks.runner import Result
-from initd.journal import Entry
+from initd.process.runner import Result
+from initd.state.journal import Entry
 
 INLINE_LINES = 200
 INLINE_BYTES = 5 * 1024

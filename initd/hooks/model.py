@@ -1,8 +1,8 @@
 """A validated hook: the front matter's fields checked into one frozen record.
 
 Every error names the key and what was expected; the caller adds the file. Defaults are
-the README's ("Hooks"). Only the exact value ``run_as: root`` runs a hook as root (discobot's Go
-init ran anything but the exact "user" as root, typos included).
+docs/discobot-hooks.md's ("Hook files"). Only the exact value ``run_as: root`` runs a hook
+as root (discobot's Go init ran anything but the exact "user" as root, typos included).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import math
 import re
 from typing import Any, NamedTuple
 
-from initd import limits
 from initd.errors import shown
 from initd.hooks import kinds
 from initd.hooks.kinds import TYPES
-from initd.limits import NONE as NO_LIMITS
-from initd.limits import Limits
+from initd.process import limits
+from initd.process.limits import NONE as NO_LIMITS
+from initd.process.limits import Limits
 
 DEFAULT_TIMEOUT = {"session": 300.0, "file": 900.0, "pre-commit": 900.0}
 EVENT_TIMEOUT = 60.0  # a hook whose type names a lifecycle event (Claude Code's, AutoAgent's)

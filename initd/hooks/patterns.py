@@ -1,4 +1,5 @@
-"""File-hook patterns (README, "File hooks"): globs over workspace-relative paths, by wcmatch.
+"""File-hook patterns (docs/discobot-hooks.md, "File hooks"): globs over workspace-relative
+paths, by wcmatch.
 
 ``**``, ``{a,b}`` braces, extglob and ``!`` negation; dot files only when named. A pattern
 without ``/`` matches the base name at any depth (``*.go`` matches ``cmd/x/main.go``, as

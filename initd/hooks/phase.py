@@ -10,12 +10,12 @@ import os
 import threading
 from collections.abc import Sequence
 
-from initd import orphans, paths
+from initd.config import paths
 from initd.errors import shown
-from initd.hooks import runner
 from initd.hooks.context import HookContext
 from initd.hooks.model import Hook
 from initd.hooks.run import record, refuse, run_one
+from initd.process import orphans, runner
 
 
 class Recorder:

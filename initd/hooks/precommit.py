@@ -17,13 +17,14 @@ import os
 import shlex
 from collections.abc import Sequence
 
-from initd import agentfs, git
 from initd.errors import InitdError
 from initd.hooks import hookdirs, managers
 from initd.hooks.gitrepo import HOOK, Repo
 from initd.hooks.gitscripts import DIRECT_OWN, MARKER, chain, initd_command
 from initd.hooks.model import Hook
-from initd.users import Account
+from initd.process import git
+from initd.process.users import Account
+from initd.state import agentfs
 
 __all__ = ["HOOK", "MARKER", "REFUSING", "Repo", "generate", "initd_command", "install",
            "is_managed", "trust_for", "uninstall"]

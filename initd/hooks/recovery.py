@@ -6,11 +6,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from initd import proc
+from initd.config.log import Logger
 from initd.errors import shown
 from initd.hooks.model import ID
 from initd.hooks.status import StatusStore
-from initd.log import Logger
+from initd.process import spawn
 
 
 def any_runner(entry: dict[str, Any]) -> bool:
@@ -24,7 +24,7 @@ def runner_gone(entry: dict[str, Any]) -> bool:
     pid, started = entry.get("runner"), entry.get("runnerStart")
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return True
-    now = proc.start_ticks(pid)
+    now = spawn.start_ticks(pid)
     return now is None or (isinstance(started, int) and now != started)
 
 
@@ -34,7 +34,7 @@ def recover_interrupted(store: StatusStore, gone: Callable[[dict[str, Any]], boo
     The process group each left behind is stopped only by a process of the tree's own
     user (the hook service, after its predecessor): root never signals a group it read
     from a file the agent can write (invariant 8; the supervisor stops a dead service's
-    hooks by the session it started, proc.stop_session)."""
+    hooks by the session it started, spawn.stop_session)."""
     ours = store.owner is None or store.owner[0] == os.geteuid()
     recovered: list[str] = []
     try:
@@ -47,7 +47,7 @@ def recover_interrupted(store: StatusStore, gone: Callable[[dict[str, Any]], boo
     for entry in entries:
         pgid, hook_id = entry.get("pgid"), entry.get("hookId")
         stopped = ours and isinstance(pgid, int) and not isinstance(pgid, bool) and \
-            proc.stop_leftover_group(pgid, entry.get("pgidStart"), grace)
+            spawn.stop_leftover_group(pgid, entry.get("pgidStart"), grace)
         log.warning("hook was still running when the process running it stopped: "
                         "recorded as failed", hook=hook_id if isinstance(hook_id, str)
                         and ID.fullmatch(hook_id) else shown(hook_id), status=store.path,

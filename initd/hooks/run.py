@@ -9,12 +9,11 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
-from initd import proc
+from initd.config.log import Logger
 from initd.errors import shown
-from initd.hooks import runner
 from initd.hooks.context import HookContext, account_for, environment
 from initd.hooks.model import Hook
-from initd.log import Logger
+from initd.process import runner, spawn
 
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
 
@@ -99,7 +98,7 @@ def record(ctx: HookContext, hook: Hook, result: runner.Result, log: Logger) -> 
                         status=ctx.store.path, error=str(err))
 
 
-def record_start(ctx: HookContext, hook: Hook, child: proc.Child, log: Logger) -> None:
+def record_start(ctx: HookContext, hook: Hook, child: spawn.Child, log: Logger) -> None:
     """``running`` in status.json; a state the agent broke (a link swapped in, its lock
     held) costs that record and a line, never the supervision of a running hook."""
     try:

@@ -21,12 +21,12 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, BinaryIO, TypeGuard
 
-from initd.agentfs import Place
-from initd.clock import now_iso
 from initd.hooks.model import Hook
-from initd.hooks.runner import Result
-from initd.proc import start_ticks
-from initd.statefile import StateFile
+from initd.process.runner import Result
+from initd.process.spawn import start_ticks
+from initd.state.agentfs import Place
+from initd.state.clock import now_iso
+from initd.state.statefile import StateFile
 
 VERSION = 1
 Status = dict[str, Any]

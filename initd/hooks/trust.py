@@ -19,10 +19,10 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from initd.clock import now_iso
+from initd.config.paths import DEFAULT_TRUST_FILE
 from initd.hooks import truststore, workspacefiles
 from initd.hooks.model import Hook
-from initd.paths import DEFAULT_TRUST_FILE
+from initd.state.clock import now_iso
 
 
 class Entry(NamedTuple):

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from initd.agentfs import Dir, Place, Unsafe
+from initd.state.agentfs import Dir, Place, Unsafe
 
 VERSION = 2
 LIMIT = 16 * 2**20  # a few hundred bytes a hook

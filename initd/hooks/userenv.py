@@ -24,8 +24,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from initd.hooks import runner
-from initd.users import Account
+from initd.process import runner
+from initd.process.users import Account
 
 TIMEOUT = 10.0  # seconds (the reference CLI waits as long)
 LIMIT = 2**20  # bytes of output: an environment is a few KiB

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from initd import agentfs
-from initd.agentfs import Owner, Place, Unsafe
+from initd.state import agentfs
+from initd.state.agentfs import Owner, Place, Unsafe
 
 
 class Tree(NamedTuple):

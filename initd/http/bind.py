@@ -11,8 +11,8 @@ import os
 import socket
 import stat
 
-from initd import agentfs
 from initd.errors import InitdError
+from initd.state import agentfs
 
 BACKLOG = 64
 

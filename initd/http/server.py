@@ -3,10 +3,10 @@
 One thread reads every request, answers probes and a cancel itself, and gives the rest
 to a few workers, so that a cancel is served while a turn's evaluation runs and no
 client, however it behaves, holds a thread before its request is whole. Under initd the
-root supervisor binds the socket once (httpbind) and the hook service inherits it (as
+root supervisor binds the socket once (bind.py) and the hook service inherits it (as
 systemd's socket activation passes one): /run/initd stays root's, and a request made
 while the service restarts waits in the backlog instead of being refused. What a request
-and an answer look like on the wire is httpwire's.
+and an answer look like on the wire is wire.py's.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from initd import httpwire
 from initd.errors import shown
-from initd.httpbind import BACKLOG as BACKLOG  # (here too: callers name httpd's)
-from initd.httpbind import bind as bind
-from initd.httpwire import REASONS as REASONS
+from initd.http import wire
+from initd.http.bind import BACKLOG as BACKLOG  # (here too: callers name the server's)
+from initd.http.bind import bind as bind
+from initd.http.wire import REASONS as REASONS
 from initd.pid1.log import write_line
 
 MAX_WAITING = 1024  # connections still sending their request; past it, the oldest goes
@@ -51,7 +51,7 @@ PAUSE = 0.1  # seconds the thread rests when no descriptor can be had (EMFILE) a
 SAY_EVERY = 10.0  # seconds between two lines about connections that failed
 
 
-class _Waiting(httpwire.Arriving):
+class _Waiting(wire.Arriving):
     """A connection still sending its request: what came so far, and its deadline."""
 
     __slots__ = ("deadline",)
@@ -220,7 +220,7 @@ class UnixWSGIServer:
             self._drop(victim)
         try:
             environ = self._request(waiting)
-        except httpwire.Refused as refused:
+        except wire.Refused as refused:
             self._forget(conn)
             self._answer_now(conn, refused.status, {"error": str(refused)})
             return
@@ -228,7 +228,7 @@ class UnixWSGIServer:
             return  # more to come
         self._forget(conn)
         if self.inline or environ["PATH_INFO"] in self.quick:
-            httpwire.respond(conn, self.app, environ, INLINE_WRITE)  # (then closed)
+            wire.respond(conn, self.app, environ, INLINE_WRITE)  # (then closed)
             return
         if self._queue.qsize() >= MAX_QUEUED:  # (only this thread adds to it)
             self._answer_now(conn, 503, {"error": "too many requests at once; try again"})
@@ -262,7 +262,7 @@ class UnixWSGIServer:
             whole = waiting.whole(self.max_body)
         finally:
             self._buffered -= held - len(waiting.data)  # (the head, once parsed)
-        return None if whole is None else httpwire.wsgi_environ(self.base_environ, *whole)
+        return None if whole is None else wire.wsgi_environ(self.base_environ, *whole)
 
     def _expire(self) -> None:
         now = time.monotonic()
@@ -312,7 +312,7 @@ class UnixWSGIServer:
                     self._held -= held
 
     def _respond(self, conn: socket.socket, environ: dict[str, Any]) -> None:
-        httpwire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)
+        wire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)
 
     def _answer_now(self, conn: socket.socket, status: int, body: dict[str, Any]) -> None:
-        httpwire.answer_json(conn, status, body, INLINE_WRITE)  # (the reading thread's)
+        wire.answer_json(conn, status, body, INLINE_WRITE)  # (the reading thread's)

@@ -2,7 +2,7 @@
 as they come until it is whole (Arriving), its head parsed, its WSGI environ made, the
 app run and its answer written, then the connection closed. No sockets read and no
 threads here: which connection is read when, and which thread answers, are the
-server's (httpd)."""
+server's (server.py)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
-from initd import proc
-from initd.users import Account
+from initd.process import spawn
+from initd.process.users import Account
 
 CANCEL_POLL = 0.05  # seconds between looks at the cancel Event while git runs
 STOP_GRACE = 0.2  # seconds git's group gets after TERM, before KILL: git is ours to stop
@@ -91,18 +91,18 @@ def _run(argv: list[str], account: Account | None, timeout: float, limit: int,
 
 
 def _stop(child: subprocess.Popen[bytes]) -> None:
-    """TERM to git's group, STOP_GRACE, KILL (proc.stop: never a wait on a pipe)."""
+    """TERM to git's group, STOP_GRACE, KILL (spawn.stop: never a wait on a pipe)."""
     try:
-        watched = proc.Child(child)
+        watched = spawn.Child(child)
     except OSError:  # no pidfd (EMFILE): git itself, at once; its group is PID 1's
         child.kill()
         return
-    proc.stop(watched, signal.SIGTERM, STOP_GRACE)
+    spawn.stop(watched, signal.SIGTERM, STOP_GRACE)
 
 
 def _read_capped(child: subprocess.Popen[bytes], limit: int, timeout: float, what: str,
                  cancel: threading.Event | None) -> tuple[bytes | None, bytes]:
-    """git's stdout and stderr, polled (proc.wait_fds); stdout None once ``cancel`` is set."""
+    """git's stdout and stderr, polled (spawn.wait_fds); stdout None once ``cancel`` is set."""
     assert child.stdout is not None and child.stderr is not None
     deadline = time.monotonic() + timeout
     got: dict[int, list[bytes]] = {child.stdout.fileno(): [], child.stderr.fileno(): []}
@@ -114,7 +114,7 @@ def _read_capped(child: subprocess.Popen[bytes], limit: int, timeout: float, wha
             raise subprocess.TimeoutExpired(child.args, timeout)
         if cancel is not None and cancel.is_set():
             return None, b"".join(got[child.stderr.fileno()])
-        for fd in proc.wait_fds(open_fds, left if cancel is None else min(left, CANCEL_POLL)):
+        for fd in spawn.wait_fds(open_fds, left if cancel is None else min(left, CANCEL_POLL)):
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 open_fds.discard(fd)

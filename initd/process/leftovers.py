@@ -15,7 +15,7 @@ import signal
 import time
 from collections.abc import Callable
 
-from initd.procfs import proc_groups, real_uid, signal_if, start_ticks, stat_fields, uids
+from initd.process.procfs import proc_groups, real_uid, signal_if, start_ticks, stat_fields, uids
 
 KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone (and the stops here)
 
@@ -48,7 +48,7 @@ def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool
 
 
 def _in_session(pid: int, sid: int, uid: int | None) -> bool:
-    """(Strict: at the descriptor limit this raises, and proc.stop_session waits for
+    """(Strict: at the descriptor limit this raises, and spawn.stop_session waits for
     one: "cannot look" is never "none left".)"""
     fields = stat_fields(pid, strict=True)
     if fields is None or fields[0] in (b"Z", b"X") or int(fields[3]) != sid:

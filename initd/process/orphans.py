@@ -30,7 +30,7 @@ import signal
 import time
 from collections.abc import Callable
 
-from initd.procfs import (
+from initd.process.procfs import (
     LIMITS,
     children,
     children_listed,

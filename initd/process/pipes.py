@@ -18,10 +18,10 @@ import signal
 from collections.abc import Callable
 from typing import IO, Protocol
 
-from initd import proc
 from initd.errors import InitdError
-from initd.hooks.output import KEEP, Output
-from initd.users import Account
+from initd.process import spawn
+from initd.process.output import KEEP, Output
+from initd.process.users import Account
 
 BLOCK = 65536  # bytes per read: a pipe's whole default capacity
 TAILS = ("/usr/bin/tail", "/bin/tail")  # root's own directories: never the agent's PATH
@@ -60,7 +60,7 @@ class Drain:
     """``tail -c KEEP+1`` reading a pipe in root's place; its output is what the pipe
     ended with. More than KEEP bytes from it means more went by than it kept."""
 
-    def __init__(self, child: proc.Child) -> None:
+    def __init__(self, child: spawn.Child) -> None:
         assert child.popen.stdout is not None
         self.child = child
         self.out: IO[bytes] = child.popen.stdout
@@ -74,9 +74,9 @@ class Drain:
         if tail is None:
             return None
         try:
-            child = proc.spawn(proc.Spec(
+            child = spawn.spawn(spawn.Spec(
                 argv=(tail, "-c", str(KEEP + 1)), env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
-                cwd="/", account=account, stdin=fd, stdout=proc.PIPE, stderr=proc.DEVNULL,
+                cwd="/", account=account, stdin=fd, stdout=spawn.PIPE, stderr=spawn.DEVNULL,
                 session=True))
         except (InitdError, OSError):
             return None
@@ -98,7 +98,7 @@ class Drain:
         self.out.close()
         code = self.child.wait(DRAIN_END)
         if code is None:
-            code = proc.stop(self.child, signal.SIGTERM, DRAIN_END)
+            code = spawn.stop(self.child, signal.SIGTERM, DRAIN_END)
         if code != 0:
             return None
         return bytes(self.got[-KEEP:]), len(self.got) <= KEEP
@@ -106,7 +106,7 @@ class Drain:
     def abandon(self) -> None:
         """Stopped before its pipe ended (TERM, then KILL): what it had is lost."""
         self.out.close()
-        proc.stop(self.child, signal.SIGTERM, DRAIN_END)
+        spawn.stop(self.child, signal.SIGTERM, DRAIN_END)
 
 
 class Stream:

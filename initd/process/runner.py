@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import BinaryIO, NamedTuple, Protocol
 
-from initd import proc
 from initd.errors import InitdError
-from initd.hooks.output import KEEP, Kept, Output
-from initd.hooks.pipes import Plain, Reader, Stream
-from initd.limits import NONE as NO_LIMITS
-from initd.limits import Limits, killed_by
-from initd.users import Account
+from initd.process import spawn
+from initd.process.limits import NONE as NO_LIMITS
+from initd.process.limits import Limits, killed_by
+from initd.process.output import KEEP, Kept, Output
+from initd.process.pipes import Plain, Reader, Stream
+from initd.process.users import Account
 
 LOG_CAP = 10 * 2**20
 DRAIN = 0.5  # seconds to keep reading after the leader has gone
@@ -36,11 +36,11 @@ RUNNING_MARK_AFTER = 0.05
 
 
 class Keeper(Protocol):
-    """Who keeps what a command leaves running (a dev container's daemons: dcdaemons.py):
+    """Who keeps what a command leaves running (a dev container's daemons: devcontainer/daemons.py):
     told of the command's session when it starts, and given its output (the pipe, or
     its drain), still held open by them, once the command itself has exited."""
 
-    def started(self, child: proc.Child) -> None: ...
+    def started(self, child: spawn.Child) -> None: ...
     def linger(self, stream: Stream) -> None: ...
 
 
@@ -96,7 +96,7 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         grace: float = 5.0, cap: int = LOG_CAP,
         on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
-        on_running: Callable[[proc.Child], None] | None = None,
+        on_running: Callable[[spawn.Child], None] | None = None,
         limits: Limits = NO_LIMITS, argv: Sequence[str] | None = None,
         keeper: Keeper | None = None) -> Result:
     """Run the hook at ``path`` (or ``argv``, a command), its output to ``log`` (open,
@@ -108,14 +108,14 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     started = time.monotonic()
     out = Output(log, log_path, cap, on_line)
     try:
-        child = proc.spawn(proc.Spec(
+        child = spawn.spawn(spawn.Spec(
             argv=tuple(argv) if argv else (path,), env=env, cwd=cwd, account=account,
-            stdin=proc.DEVNULL if stdin is None else proc.PIPE,
-            stdout=proc.PIPE, stderr=proc.STDOUT, limits=limits, session=keeper is not None))
+            stdin=spawn.DEVNULL if stdin is None else spawn.PIPE,
+            stdout=spawn.PIPE, stderr=spawn.STDOUT, limits=limits, session=keeper is not None))
     except InitdError as err:  # not found 127, not executable 126; no working directory 126
         out.note(f"[initd: {err}]\n")
         out.close()
-        code = err.exit_code if isinstance(err, proc.ExecFailed) else 126
+        code = err.exit_code if isinstance(err, spawn.ExecFailed) else 126
         return _result(code, None, False, False, started, out, str(err))
     assert child.popen.stdout is not None
     if keeper is not None:
@@ -136,7 +136,7 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     limit = None if timed_out or cancelled else killed_by(returncode, limits)
     if limit is not None:
         out.note(f"\n[initd: killed by {limit}]\n")
-    code = 124 if timed_out else proc.exit_status(returncode)
+    code = 124 if timed_out else spawn.exit_status(returncode)
     result = _result(code, sig, timed_out, cancelled, started, out, None)._replace(limit=limit)
     if held and keeper is not None:  # what it started still writes there: read on
         keeper.linger(stream)
@@ -155,9 +155,9 @@ def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
     return _result(126, None, False, False, started, out, reason)._replace(refused=True)
 
 
-def _pump(child: proc.Child, stdin: bytes | None, streams: Sequence[Reader],
+def _pump(child: spawn.Child, stdin: bytes | None, streams: Sequence[Reader],
           deadline: float, grace: float, cancel: threading.Event | None,
-          mark: tuple[float, Callable[[proc.Child], None]] | None = None,
+          mark: tuple[float, Callable[[spawn.Child], None]] | None = None,
           held: list[Reader] | None = None) -> tuple[bool, bool]:
     """Read each pipe until the hook is done; stop its group at the deadline or on
     cancel; ``mark`` (when, what) is told about the child at that time if it is still
@@ -181,7 +181,7 @@ def _pump(child: proc.Child, stdin: bytes | None, streams: Sequence[Reader],
             break
         if not exited and (now >= deadline or (cancel is not None and cancel.is_set())):
             timed_out, cancelled = now >= deadline, now < deadline
-            proc.stop(child, signal.SIGTERM, grace)  # output waits; the group is going
+            spawn.stop(child, signal.SIGTERM, grace)  # output waits; the group is going
             continue
         if mark is not None and (exited or now >= mark[0]):
             if not exited:
@@ -194,7 +194,7 @@ def _pump(child: proc.Child, stdin: bytes | None, streams: Sequence[Reader],
             wait = min(wait, max(0.0, mark[0] - now))
         polled = {reader.fileno(): reader for reader in readers}
         waits = [*polled, *([child.pidfd] if child.pidfd >= 0 else [])]
-        ready = proc.wait_fds(waits, wait, writer)
+        ready = spawn.wait_fds(waits, wait, writer)
         if writer is not None and writer in ready:
             writer, pending = _feed(child, writer, pending)
         for fd in ready:
@@ -235,10 +235,10 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
     started = time.monotonic()
     out, err = Kept(stdout_head), Kept()
     try:
-        child = proc.spawn(proc.Spec(
+        child = spawn.spawn(spawn.Spec(
             argv=tuple(argv), env=env, cwd=cwd, account=account,
-            stdin=proc.DEVNULL if stdin is None else proc.PIPE,
-            stdout=proc.PIPE, stderr=proc.PIPE, limits=limits, session=session))
+            stdin=spawn.DEVNULL if stdin is None else spawn.PIPE,
+            stdout=spawn.PIPE, stderr=spawn.PIPE, limits=limits, session=session))
     except InitdError as error:
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     assert child.popen.stdout is not None and child.popen.stderr is not None
@@ -248,19 +248,19 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
     returncode = child.poll()
     assert returncode is not None
     limit = None if timed_out or cancelled else killed_by(returncode, limits)
-    return Captured(out, err, None if timed_out else proc.exit_status(returncode), timed_out,
+    return Captured(out, err, None if timed_out else spawn.exit_status(returncode), timed_out,
                     cancelled, time.monotonic() - started, None, limit)
 
 
-def _tell(on_running: Callable[[proc.Child], None], child: proc.Child, grace: float) -> None:
+def _tell(on_running: Callable[[spawn.Child], None], child: spawn.Child, grace: float) -> None:
     try:
         on_running(child)
     except BaseException:
-        proc.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
+        spawn.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
         raise
 
 
-def _feed(child: proc.Child, fd: int, pending: memoryview) -> tuple[int | None, memoryview]:
+def _feed(child: spawn.Child, fd: int, pending: memoryview) -> tuple[int | None, memoryview]:
     """Write what the pipe takes; close it when all is written (or the hook stopped
     reading), so a hook that reads stdin to the end never waits."""
     try:
@@ -273,7 +273,7 @@ def _feed(child: proc.Child, fd: int, pending: memoryview) -> tuple[int | None, 
     return None, pending
 
 
-def _close_quietly(child: proc.Child) -> None:
+def _close_quietly(child: spawn.Child) -> None:
     try:
         child.popen.stdin.close()  # type: ignore[union-attr]
     except BrokenPipeError:

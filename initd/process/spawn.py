@@ -10,7 +10,7 @@ supervisor unblocks before it starts anything), because fork+exec inherits it.
 Waiting uses a pidfd per child, so a supervisor can wait for a child and for signals in
 one ``poll`` (wait_fds) and never waits for "any child" (that reaping is PID 1's alone).
 
-Here: spawn, the running Child, and stop. Beside it: procspec (the Spec and environment
+Here: spawn, the running Child, and stop. Beside it: spec.py (the Spec and environment
 a child is started with), procfs (what /proc says of a pid) and leftovers (stopping what
 a dead child left behind). Their public names stay importable from here: ``proc.X``.
 """
@@ -27,22 +27,23 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from initd import VERBS, limits
+from initd import VERBS
 from initd.errors import InitdError, shown
-from initd.leftovers import KILL_SETTLE as KILL_SETTLE
-from initd.leftovers import stop_leftover_group as stop_leftover_group
-from initd.leftovers import stop_session as _stop_session
 from initd.pid1.log import write_line
-from initd.procfs import proc_groups
-from initd.procfs import real_uid as real_uid
-from initd.procfs import start_ticks as start_ticks
-from initd.procspec import DEVNULL as DEVNULL
-from initd.procspec import INHERIT as INHERIT
-from initd.procspec import PIPE as PIPE
-from initd.procspec import STDOUT as STDOUT
-from initd.procspec import Spec as Spec
-from initd.procspec import environment as environment
-from initd.users import Account
+from initd.process import limits
+from initd.process.leftovers import KILL_SETTLE as KILL_SETTLE
+from initd.process.leftovers import stop_leftover_group as stop_leftover_group
+from initd.process.leftovers import stop_session as _stop_session
+from initd.process.procfs import proc_groups
+from initd.process.procfs import real_uid as real_uid
+from initd.process.procfs import start_ticks as start_ticks
+from initd.process.spec import DEVNULL as DEVNULL
+from initd.process.spec import INHERIT as INHERIT
+from initd.process.spec import PIPE as PIPE
+from initd.process.spec import STDOUT as STDOUT
+from initd.process.spec import Spec as Spec
+from initd.process.spec import environment as environment
+from initd.process.users import Account
 
 LIMIT_WAIT = 30.0  # seconds a stop of what a session left waits for a descriptor (EMFILE)
 

@@ -2,7 +2,7 @@
 environment it is given.
 
 Plain values, apart from the code that starts them (proc): a caller builds a Spec, and
-only proc.spawn turns it into a process. The stdio constants are subprocess's, under
+only spawn.spawn turns it into a process. The stdio constants are subprocess's, under
 names that say what they mean.
 """
 
@@ -12,9 +12,9 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
-from initd.limits import NONE as NO_LIMITS
-from initd.limits import Limits
-from initd.users import Account
+from initd.process.limits import NONE as NO_LIMITS
+from initd.process.limits import Limits
+from initd.process.users import Account
 
 # subprocess's ways of saying "inherit", "/dev/null" or "a pipe"
 INHERIT = None
@@ -36,7 +36,7 @@ class Spec(NamedTuple):
     # A session of its own (setsid) instead of only a group: everything it starts stays
     # in that session, so once it is gone its leftovers can be found (stop_session).
     session: bool = False
-    # setrlimit in the child before it runs (initd/limits.py: through a trampoline)
+    # setrlimit in the child before it runs (initd/process/limits.py: through a trampoline)
     limits: Limits = NO_LIMITS
 
 

@@ -12,15 +12,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from initd.agentfs import Unsafe
 from initd.events.engine import UnknownEvent
 from initd.hooks.changes import NotARepository
 from initd.hooks.truststore import KEY_LIMIT, well_formed
-from initd.httpd import REASONS
-from initd.idempotency import BadKey, check_key
-from initd.journal import InFlight, KeyReused
+from initd.http.server import REASONS
 from initd.service import views
 from initd.service.core import Busy, HookService
+from initd.state.agentfs import Unsafe
+from initd.state.idempotency import BadKey, check_key
+from initd.state.journal import InFlight, KeyReused
 
 SPEC = Path(__file__).with_name("openapi.yaml")
 Environ = dict[str, Any]
@@ -109,7 +109,7 @@ def _body(environ: Environ, limit: int = MAX_BODY) -> dict[str, Any]:
         raise HttpError(400, "Content-Length is not a number") from None
     if length < 0:  # read(-1) would read whatever the client sends, to its end
         raise HttpError(400, "Content-Length is negative")
-    if length > limit:  # (the server read it to its end and dropped it: httpwire)
+    if length > limit:  # (the server read it to its end and dropped it: http/wire.py)
         raise NotTaken(413, f"body over {limit} bytes ({length})")
     raw = environ["wsgi.input"].read(length) if length else b"{}"
     try:
@@ -124,7 +124,7 @@ def _body(environ: Environ, limit: int = MAX_BODY) -> dict[str, Any]:
 
 
 def _key(environ: Environ) -> str | None:
-    """The request's Idempotency-Key (initd/journal.py), if it has one."""
+    """The request's Idempotency-Key (initd/state/journal/), if it has one."""
     key = environ.get("HTTP_IDEMPOTENCY_KEY")
     if key is None:
         return None

@@ -18,19 +18,20 @@ from typing import Any
 from initd.errors import InitdError
 from initd.events import wiring
 from initd.events.engine import Engine
-from initd.hooks import discovery, filehooks, kinds, message, model, precommit, runner
+from initd.hooks import discovery, filehooks, kinds, message, model, precommit
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
 from initd.hooks.ledger import Ledger
 from initd.hooks.model import Hook
 from initd.hooks.run import refuse, run_one
-from initd.hooks.runner import Result
 from initd.hooks.status import Status
-from initd.idempotency import digest
-from initd.journal import LOST, Entry, Journal, Unkept, once
-from initd.ready import readiness
+from initd.process import runner
+from initd.process.runner import Result
 from initd.service import views
 from initd.service.link import LinkDown, SupervisorLink
+from initd.state.idempotency import digest
+from initd.state.journal import LOST, Entry, Journal, Unkept, once
+from initd.state.ready import readiness
 
 GUARD_STEPS = "loop-guard.steps"  # the loop guard's ledger, in the journal's directory
 
@@ -79,7 +80,7 @@ class HookService:
     def turn(self, trigger: str, key: str | None = None) -> dict[str, Any]:
         """Evaluate the file hooks after a completed turn; raises Busy if one runs. A
         turn sent again with its ``key`` gets its answer again, and no hook runs twice
-        for it (initd/journal.py)."""
+        for it (initd/state/journal/)."""
         with self.journal.entry("turn", key, digest({"trigger": trigger})) as entry:
             if entry is not None and entry.answer is not None:
                 return {**entry.answer, "replayed": True, "journaled": True}

@@ -14,9 +14,9 @@ import os
 import threading
 from typing import Any
 
-from initd.channel import Channel, Message, ProtocolError
+from initd.config.log import Logger
 from initd.errors import InitdError
-from initd.log import Logger
+from initd.process.channel import Channel, Message, ProtocolError
 
 POLL = 0.1  # how often a waiting request looks at its cancel event
 

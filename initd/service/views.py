@@ -1,17 +1,17 @@
 """What the control API (and the CLI's ``--json``) answers, built in one place and in
-one casing (initd/jsonview.py: camelCase, as ``status.json``). API version 2.0.0 in
+one casing (initd/state/jsonview.py: camelCase, as ``status.json``). API version 2.0.0 in
 openapi.yaml; 1 had /v1/events results and /v1/hooks in snake_case."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from initd import jsonview
 from initd.events.model import EventHook
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
 from initd.hooks.model import Hook
-from initd.hooks.runner import Result
+from initd.process.runner import Result
+from initd.state import jsonview
 
 
 def hook(found: Hook) -> dict[str, Any]:

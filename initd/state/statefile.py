@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from initd import paths
-from initd.agentfs import Dir, Place, Unsafe
+from initd.config import paths
+from initd.state.agentfs import Dir, Place, Unsafe
 
 Data = dict[str, Any]
 LIMIT = 2**20  # a state file of initd's is a few KiB; past this it is not ours

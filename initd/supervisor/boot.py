@@ -15,9 +15,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from initd import __version__, agentfs, log, proc, settings, users
+from initd import __version__
+from initd.config import log, settings
 from initd.errors import shown
 from initd.pid1.signals import FORWARDED
+from initd.process import spawn, users
+from initd.state import agentfs
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.children import (
     agent_environment,
@@ -114,9 +117,9 @@ def run_agent(config: settings.Settings, account: users.Account | None, rest: Sh
     env = agent_environment(config, account, service)
     agent = Supervised(  # 5b. the agent
         "agent",
-        proc.Spec(argv=config.command, env=env if lifecycle is None else
+        spawn.Spec(argv=config.command, env=env if lifecycle is None else
                   lifecycle.agent_env(env),
-                  cwd=os.getcwd(), account=account, stdin=proc.INHERIT, terminal=True),
+                  cwd=os.getcwd(), account=account, stdin=spawn.INHERIT, terminal=True),
         restart=config.restart,
         backoff=Backoff(max_restarts=config.max_restarts, window=config.restart_window),
         grace=config.grace,
@@ -202,7 +205,7 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
         timeouts = [t for t in (child.timeout() for child in children) if t is not None]
         if state["initd"].get("problems"):  # (look again: they end without waking us)
             timeouts.append(PROBLEMS_LOOK)
-        proc.wait_fds(fds, min(timeouts) if timeouts else None)  # (poll: invariant 13)
+        spawn.wait_fds(fds, min(timeouts) if timeouts else None)  # (poll: invariant 13)
         received = signals.drain()
         for at, sig in enumerate(received):
             if sig in signals.stop_signals:

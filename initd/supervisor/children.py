@@ -8,8 +8,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from initd import limits, log, paths, proc, settings, users
+from initd.config import log, paths, settings
 from initd.errors import InitdError
+from initd.process import limits, spawn, users
 from initd.supervisor.sigchan import SignalChannel
 
 if TYPE_CHECKING:
@@ -37,11 +38,11 @@ def start_service(config: settings.Settings, account: users.Account | None,
     ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
     import json
 
-    from initd import httpd
+    from initd.http import server
     from initd.supervisor.hookservice import ServiceChild
 
     try:
-        listener = httpd.bind(config.socket, account.gid if account is not None else None)
+        listener = server.bind(config.socket, account.gid if account is not None else None)
     except InitdError as err:
         if config.service:  # asked for by name: initd's own error
             raise
@@ -50,10 +51,10 @@ def start_service(config: settings.Settings, account: users.Account | None,
     argv = [sys.executable, "-I", "-m", "initd", "service",
             "--agent-command", json.dumps(list(config.command))]
     own = service_settings(config, ctx.session_id, account)
-    env = proc.environment(os.environ, account, own, remove=config.secret)
+    env = spawn.environment(os.environ, account, own, remove=config.secret)
     service = ServiceChild(
-        proc.Spec(argv=tuple(argv), cwd="/", account=account, stdout=proc.DEVNULL,
-                  env=proc.environment(os.environ, account,
+        spawn.Spec(argv=tuple(argv), cwd="/", account=account, stdout=spawn.DEVNULL,
+                  env=spawn.environment(os.environ, account,
                                        {**container_env(ctx), **own}, remove=config.secret)),
         listener=listener,
         precommit=precommit_refresh(repo, env),  # (root may run it: never containerEnv)
@@ -72,7 +73,7 @@ def container_env(ctx: HookContext) -> dict[str, str]:
     return {name: value for name, value in ctx.container_env if name not in read}
 
 
-def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str]) -> proc.Spec | None:
+def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str]) -> spawn.Spec | None:
     """How the chain is rewritten when the service asks: ``initd precommit install`` as
     the repository's owner (the agent, for its own repository), isolated like the
     service, with its settings (``env``); None when there is no repository with a chain
@@ -81,7 +82,7 @@ def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str]) -> proc.
         return None
     owner = None if repo.owner[0] == os.geteuid() else users.lookup(str(repo.owner[0]))
     argv = [sys.executable, "-I", "-m", "initd", "precommit", "install"]  # settings: env
-    return proc.Spec(argv=tuple(argv), cwd="/", account=owner,
+    return spawn.Spec(argv=tuple(argv), cwd="/", account=owner,
                      env={**env, **(owner.env() if owner is not None else {})})
 
 
@@ -111,7 +112,7 @@ def agent_environment(config: settings.Settings, account: users.Account | None,
                       service: ServiceChild | None) -> dict[str, str]:
     """initd's environment, the agent user's login variables, and INITD_SOCKET only when
     a hook service really serves there (it tells the agent that one does)."""
-    env = proc.environment(os.environ, account, remove=("INITD_SOCKET",))
+    env = spawn.environment(os.environ, account, remove=("INITD_SOCKET",))
     if service is not None:
         env["INITD_SOCKET"] = config.socket
     if config.state_dir is not None:  # the agent's `initd hooks status` reads it there

@@ -9,7 +9,7 @@ so traffic leaves during the grace period. Standard library only; the server is 
 control API's (one thread reads requests), answering every request itself.
 
 The port listens on every interface, so anyone who reaches the pod may send anything
-here, to root (invariant 13): heads are parsed by a total parser (httpwire: a 400, never
+here, to root (invariant 13): heads are parsed by a total parser (http/wire.py: a 400, never
 an exception), and at most MAX_WAITING connections are held while they send their
 request: past it, the one sending longest is dropped, so a flood of half-open
 connections costs root no more descriptors than that, and a probe (which sends its
@@ -23,9 +23,9 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from initd import httpd
 from initd.errors import InitdError, shown
-from initd.ready import readiness
+from initd.http import server
+from initd.state.ready import readiness
 
 MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's): the control socket
 # holds 1,024; 1,100 half-open connections here once filled root's 1,024 descriptors, and
@@ -48,7 +48,7 @@ class Probes:
                 raise InitdError(f"cannot serve probes on port {port}: {err.strerror} "
                                  "(--health-port/INITD_HEALTH_PORT)") from None
         self.port = listener.getsockname()[1]
-        self.httpd = httpd.UnixWSGIServer(listener, self.app, inline=True,
+        self.httpd = server.UnixWSGIServer(listener, self.app, inline=True,
                                           max_waiting=MAX_WAITING, name="initd probes")
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="probes",
                                        daemon=True)
@@ -72,7 +72,7 @@ class Probes:
             code, body = 404, {"error": f"no {shown(path, 60)}: /healthz and /readyz are "
                                         "served here"}  # (never the path whole: small)
         payload = json.dumps(body).encode()
-        start_response(f"{code} {httpd.REASONS[code]}", [("Content-Type", "application/json"),
+        start_response(f"{code} {server.REASONS[code]}", [("Content-Type", "application/json"),
                         ("Content-Length", str(len(payload)))])
         return [payload]
 

@@ -31,16 +31,15 @@ import threading
 import time
 from typing import Any
 
-from initd import proc
-from initd.channel import Channel, Message, ProtocolError, close_fd
+from initd.config.log import Logger
+from initd.config.values import Restart
 from initd.errors import InitdError
-from initd.hooks import runner
-from initd.log import Logger
+from initd.process import runner, spawn
+from initd.process.channel import Channel, Message, ProtocolError, close_fd
 from initd.supervisor import requests
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
-from initd.values import Restart
 
 MAX_REQUESTS = 4  # requests running at once; more: "busy"
 PRECOMMIT_TIMEOUT = 60.0
@@ -50,8 +49,8 @@ REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
 class ServiceChild(Supervised):
     announces_ready = True
 
-    def __init__(self, spec: proc.Spec, *, listener: socket.socket,
-                 precommit: proc.Spec | None, window: float, grace: float,
+    def __init__(self, spec: spawn.Spec, *, listener: socket.socket,
+                 precommit: spawn.Spec | None, window: float, grace: float,
                  log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
         # may live without hooks for a while, never because of them.
@@ -69,7 +68,7 @@ class ServiceChild(Supervised):
 
     # --- Supervised's extension points
 
-    def make_spec(self) -> proc.Spec:
+    def make_spec(self) -> spawn.Spec:
         """A new channel for each start; the listening socket is the same for all."""
         self._close_channel()
         close_fd(self._child_end)  # left over if the last exec failed
@@ -84,12 +83,12 @@ class ServiceChild(Supervised):
             argv=(*self.spec.argv, "--listen-fd", str(fds[0]), "--channel-fd", str(fds[1])),
             pass_fds=fds)
 
-    def spawned(self, child: proc.Child) -> None:
+    def spawned(self, child: spawn.Child) -> None:
         close_fd(self._child_end)  # the child's now: its exit must give us EOF
         self._child_end = -1
         self._pushed = None  # the new service knows nothing yet
 
-    def ended(self, child: proc.Child, deadline: float) -> None:
+    def ended(self, child: spawn.Child, deadline: float) -> None:
         """Its exit (or its stop) ends its channel and its requests; what is in its
         session is stopped beside its group, by the same deadline, off the loop."""
         self._close_channel()
@@ -99,7 +98,7 @@ class ServiceChild(Supervised):
         outlived = child.popen.returncode is not None  # (at a stop: it counts itself)
 
         def stop_session() -> None:
-            stopped = proc.stop_session(child.pid, uid, max(0.0, deadline - time.monotonic()))
+            stopped = spawn.stop_session(child.pid, uid, max(0.0, deadline - time.monotonic()))
             if stopped and outlived:
                 self.log.warning("the hook service's hooks outlived it: stopped",
                                  processes=stopped)
@@ -119,7 +118,7 @@ class ServiceChild(Supervised):
              grace: float | None = None) -> int:
         # one deadline: its group (super), its session and its requests (ended)
         deadline = time.monotonic() + (self.grace if grace is None else grace) + 1 \
-            + proc.KILL_SETTLE
+            + spawn.KILL_SETTLE
         code = super().stop(sig, signals, grace)
         for worker in self._workers:
             worker.join(max(0.0, deadline - time.monotonic()))
@@ -144,7 +143,7 @@ class ServiceChild(Supervised):
         if channel.closed:  # a worker's reply found the service not reading
             self._violated("it does not read its channel")
             return
-        if not proc.wait_fds([channel], 0):
+        if not spawn.wait_fds([channel], 0):
             return
         try:
             messages = channel.receive()

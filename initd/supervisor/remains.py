@@ -3,7 +3,7 @@
 A process the agent starts may stay in the group of a child whose leader exits (for the
 hook service: an event hook that joined its group, ignoring TERM). Stopping it takes up
 to the grace; the supervisor's loop must not wait for that, or no signal is passed on
-meanwhile (invariant 9). So a worker stops it (proc.stop: TERM, grace, KILL), and a pipe
+meanwhile (invariant 9). So a worker stops it (spawn.stop: TERM, grace, KILL), and a pipe
 wakes the loop's poll when it is done.
 """
 
@@ -14,21 +14,21 @@ import signal
 import threading
 import time
 
-from initd import proc
-from initd.log import Logger
+from initd.config.log import Logger
+from initd.process import spawn
 
 POLL = 0.05  # seconds between looks at Remains that has no pipe to wake the loop (EMFILE)
 
 
 class Remains:
-    """What an exited leader left in its group, being stopped by a worker (proc.stop:
+    """What an exited leader left in its group, being stopped by a worker (spawn.stop:
     TERM, ``grace``, KILL); ``done`` once it is. ``waitables`` turn readable then, to
     wake the loop's poll (none at the descriptor limit: ``timeout`` says to look again
     soon instead)."""
 
-    def __init__(self, child: proc.Child, returncode: int, grace: float, log: Logger) -> None:
+    def __init__(self, child: spawn.Child, returncode: int, grace: float, log: Logger) -> None:
         self.child = child
-        self.code = proc.exit_status(returncode)
+        self.code = spawn.exit_status(returncode)
         self.ran_for = time.monotonic() - child.started
         self.done = threading.Event()
         self._read = self._write = -1
@@ -50,7 +50,7 @@ class Remains:
 
     def _stop(self, grace: float) -> None:
         try:
-            proc.stop(self.child, signal.SIGTERM, grace)
+            spawn.stop(self.child, signal.SIGTERM, grace)
         finally:
             self.done.set()
             if self._write >= 0:  # (the worker's own end: closed here, never reused)

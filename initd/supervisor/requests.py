@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Container
 
-from initd.channel import Message
 from initd.errors import shown
 from initd.hooks.truststore import well_formed
+from initd.process.channel import Message
 
 FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "precommit": {"id"},
           "trust": {"id", "key", "digest"}}  # every op, and the fields it may carry besides "op"

@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from initd import statefile
+from initd.state import statefile
 
 if TYPE_CHECKING:
-    from initd.hooks.lifecycle import Lifecycle
+    from initd.devcontainer.lifecycle import Lifecycle
     from initd.hooks.phase import BackgroundHooks
     from initd.supervisor.hookservice import ServiceChild
 

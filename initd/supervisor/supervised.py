@@ -12,14 +12,15 @@ import signal
 import time
 from typing import TYPE_CHECKING, Any
 
-from initd import clock, proc
+from initd.config.log import Logger
+from initd.config.values import Restart
 from initd.errors import InitdError
-from initd.log import Logger
 from initd.pid1.log import write_line
+from initd.process import spawn
+from initd.state import clock
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.remains import POLL, Remains
 from initd.supervisor.states import State
-from initd.values import Restart
 
 if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
     from initd.supervisor import readiness
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the im
 class Supervised:
     announces_ready = False  # True: the child itself says when it is ready (mark_ready)
 
-    def __init__(self, name: str, spec: proc.Spec, restart: Restart, backoff: Backoff,
+    def __init__(self, name: str, spec: spawn.Spec, restart: Restart, backoff: Backoff,
                  grace: float, log: Logger, ready_check: readiness.Check | None = None,
                  ready_by: str = "") -> None:
         self.name = name
@@ -41,7 +42,7 @@ class Supervised:
         self.ready_check = ready_check
         self.ready_by = ready_by  # how readiness is judged, for people: "port 8080"
         self.state = State.STOPPED
-        self.child: proc.Child | None = None
+        self.child: spawn.Child | None = None
         self.remains: Remains | None = None  # what the last leader left, being stopped
         self.probe: readiness.Probe | None = None
         self.last_code: int | None = None
@@ -52,13 +53,13 @@ class Supervised:
 
     # --- points a subclass may extend (the hook service passes fds, keeps a channel)
 
-    def make_spec(self) -> proc.Spec:
+    def make_spec(self) -> spawn.Spec:
         return self.spec
 
-    def spawned(self, child: proc.Child) -> None:
+    def spawned(self, child: spawn.Child) -> None:
         """Just started (the child exists)."""
 
-    def ended(self, child: proc.Child, deadline: float) -> None:
+    def ended(self, child: spawn.Child, deadline: float) -> None:
         """Its leader exited, or its stop begins: what it left in its group is stopped
         by ``deadline`` (and KILL_SETTLE), beside whatever this adds."""
 
@@ -71,8 +72,8 @@ class Supervised:
         self.started_at, self.ready_at = time.time(), None
         try:
             spec = self.make_spec()  # (the hook service's channel: EMFILE is an InitdError)
-            self.child = proc.spawn(spec)
-        except proc.ExecFailed as err:
+            self.child = spawn.spawn(spec)
+        except spawn.ExecFailed as err:
             # One plain line, whatever the log format, as tini says it: what to fix.
             write_line(f"initd: {err}")
             self.log.info("could not start", error=str(err), code=err.exit_code)
@@ -172,7 +173,7 @@ class Supervised:
             self.ended(child, deadline)
             meanwhile = None if signals is None else (
                 signals.fileno(), lambda: signals.forward_to(child.signal_group))
-            self.last_code = proc.exit_status(proc.stop(child, sig, self.grace, meanwhile))
+            self.last_code = spawn.exit_status(spawn.stop(child, sig, self.grace, meanwhile))
             self._said_denied(child)
             self.child = None
         elif self.remains is not None:
@@ -197,10 +198,10 @@ class Supervised:
         assert remains is not None
         group = remains.child.signal_group
         group(sig)
-        for until in (deadline, deadline + proc.KILL_SETTLE):
+        for until in (deadline, deadline + spawn.KILL_SETTLE):
             while not remains.done.is_set() and (left := until - time.monotonic()) > 0:
                 fds = remains.waitables()
-                proc.wait_fds([*fds, *([signals] if signals is not None else [])],
+                spawn.wait_fds([*fds, *([signals] if signals is not None else [])],
                               left if fds else min(left, POLL))
                 if signals is not None:
                     signals.forward_to(group)
@@ -211,7 +212,7 @@ class Supervised:
         self._said_denied(remains.child)
         self.last_code = remains.code
 
-    def _said_denied(self, child: proc.Child) -> None:
+    def _said_denied(self, child: spawn.Child) -> None:
         if child.denied:
             self.log.warning("not allowed to signal its process group (no CAP_KILL?): "
                              "left to PID 1, whose exit ends the container's processes",

@@ -10,14 +10,15 @@ import os
 import subprocess
 from typing import TYPE_CHECKING
 
-from initd import log, paths, settings, users
+from initd.config import log, paths, settings
 from initd.errors import InitdError
+from initd.process import users
 from initd.supervisor.sigchan import SignalChannel
 
 if TYPE_CHECKING:
+    from initd.devcontainer.lifecycle import Lifecycle
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
-    from initd.hooks.lifecycle import Lifecycle
     from initd.hooks.model import Hook
     from initd.hooks.phase import BackgroundHooks
     from initd.supervisor.roothooks import RootHooks
@@ -101,23 +102,25 @@ def find_devcontainer(config: settings.Settings) -> str | None:
     workspace someone named (or one with hooks), as for the chain (`initd -- cmd` used
     tini-style in a checkout runs none of them), and not --no-devcontainer. A boot
     without one pays two lstats and imports nothing more; with one, the specification's
-    places are looked at in order (dcfile.py: its third, .devcontainer/<folder>/, too)."""
+    places are looked at in order (devcontainer/file.py: its third, .devcontainer/<folder>/,
+    too)."""
     if not config.devcontainer or not (config.workspace_given or os.path.isdir(
             paths.workspace_hooks(config.workspace))):
         return None
     if not any(os.path.lexists(os.path.join(config.workspace, name))
                for name in (".devcontainer", ".devcontainer.json")):
         return None
-    from initd.hooks import dcfile  # (os, stat and agentfs: no parser)
+    from initd.devcontainer import file  # (os, stat and agentfs: no parser)
 
-    found = dcfile.find(config.workspace)
-    return None if found is None else found.path or dcfile.FOLDER
+    found = file.find(config.workspace)
+    return None if found is None else found.path or file.FOLDER
 
 
 def devcontainer_phase(ctx: HookContext | None, logger: log.Logger) -> Lifecycle | None:
     """devcontainer.json, read and checked before any hook runs: its containerEnv is the
     session hooks' too. Every problem is a line; the agent starts whatever happens."""
-    from initd.hooks import devcontainer, lifecycle
+    from initd.devcontainer import config as devcontainer
+    from initd.devcontainer import lifecycle
 
     if ctx is None:
         return None

@@ -2,8 +2,8 @@
 workspace with Claude Code settings files, events fired at it over its Unix socket (HTTP)
 or with ``initd emit``, and hooks that leave what they saw in files.
 
-Only initd's public interface is used (README: "Control API", "Lifecycle events",
-"Claude Code: .claude/settings.json"): the service is started as ``initd service
+Only initd's public interface is used (docs/control-api.md, docs/events.md,
+docs/claude-code.md): the service is started as ``initd service
 --socket S --workspace W --session-id ID``, events are ``POST /v1/events/<event>`` and
 ``initd emit EVENT --data JSON`` (exit 0, 2 blocked, 3 stop).
 
@@ -55,7 +55,7 @@ INITD = [sys.executable, "-m", "initd"]
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 AS_ROOT = os.geteuid() == 0
 
-# Claude Code's event name -> initd's (README, "Lifecycle events").
+# Claude Code's event name -> initd's (docs/events.md).
 EVENTS = {
     "PreToolUse": "pre_tool",
     "PostToolUse": "post_tool",

@@ -247,7 +247,7 @@ def test_an_async_hook_runs_in_the_background_and_decides_nothing(cc: Session) -
 def test_a_prompt_or_agent_hook_is_refused_with_one_line(cc: Session, kind: str) -> None:
     """HOOKS, "Hook handler fields": "**Prompt hooks** (`type: "prompt"`): send a prompt to
     a Claude model for single-turn evaluation"; "**Agent hooks** (`type: "agent"`): spawn a
-    subagent". initd has no model to ask, so (its decision, README "Claude Code") such a
+    subagent". initd has no model to ask, so (its decision, docs/claude-code.md) such a
     hook is refused when its file is loaded, said once in the service's log, naming the
     file and the hook's type: the gate the user wrote will not gate."""
     settings = cc.project(hooks(PreToolUse=group({"type": kind, "prompt": "Is this safe? "
@@ -265,7 +265,7 @@ def test_a_prompt_or_agent_hook_is_an_error_on_its_event_and_the_guard_does_not_
     """HOOKS, "Prompt-based hooks": "`PreToolUse`: the tool call is denied" on `ok: false`;
     prompt and agent hooks are guards ("use an LLM to evaluate whether to allow or block an
     action"). initd cannot ask the model: the hook is an error result on its event, never
-    silently skipped, and (README, "A guard never passes because of initd") the tool call
+    silently skipped, and (docs/events.md, "A guard never passes because of initd") the tool call
     it guards is not let through."""
     cc.project(hooks(PreToolUse=group({"type": kind, "prompt": "Is this safe? $ARGUMENTS"},
                                       matcher="Bash")))
@@ -392,7 +392,7 @@ def test_an_http_answer_initd_cannot_read_is_the_hooks_error_and_a_guard_does_no
     """HOOKS, "HTTP response handling": "2xx with a JSON object body: parsed using the same
     JSON output schema as command hooks"; "To block a tool call or deny a permission,
     return a 2xx response with a JSON body containing the appropriate decision fields."
-    initd's contract (ARCHITECTURE.md invariant 12, README "A guard never passes
+    initd's contract (ARCHITECTURE.md invariant 12, docs/events.md, "A guard never passes
     because of initd"): a 2xx answer initd cannot read as that object is the hook's
     error, and the tool call it guards is not let through."""
     endpoint.body = body

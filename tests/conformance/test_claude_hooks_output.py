@@ -347,7 +347,7 @@ def test_continue_false_stops_claude_over_any_decision(cc: Session) -> None:
     """HOOKS, "JSON output": `continue` "If `false`, Claude stops processing entirely after
     the hook runs. Takes precedence over any event-specific decision fields"; `stopReason`
     "Message shown to the user when `continue` is `false`". `initd emit` exits 3 for a
-    Claude Code `continue: false` (README)."""
+    Claude Code `continue: false` (docs/claude-code.md)."""
     answering(cc, "PreToolUse", printing({
         "continue": False, "stopReason": "Build failed, fix errors before continuing",
         "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}))
@@ -430,7 +430,7 @@ def test_stop_additional_context_continues_the_conversation(cc: Session) -> None
 def test_json_that_cannot_be_parsed_is_the_hooks_error_and_a_guard_does_not_pass(
         cc: Session, stdout: str) -> None:
     """HOOKS, "Exit code 0": "**Starts with `{`**: Claude Code parses it as JSON. If it
-    isn't valid JSON, Claude Code treats it as plain text." initd's contract (README, "A
+    isn't valid JSON, Claude Code treats it as plain text." initd's contract (docs/events.md, "A
     guard never passes because of initd"): a stdout that starts with `{` and cannot be read
     is that hook's error, shown as the reference shows an error ("a non-blocking error ...
     a `<hook name> hook error` notice"), and a blockable event is not let through because

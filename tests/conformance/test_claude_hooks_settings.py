@@ -64,7 +64,7 @@ def test_the_hooks_of_all_four_settings_files_run(cc: Session) -> None:
     # SETTINGS_REF, `disableAllHooks`: "In any other settings file: Claude Code disables
     # user, project, local, and plugin hooks; managed hooks ... keep running"
     pytest.param({"user": True}, {"managed"}, id="user-true"),
-    # initd's deliberate deviation (README, "Claude Code", "Turning hooks off"; issue 26:
+    # initd's deliberate deviation (docs/claude-code.md, "Turning hooks off"; issue 26:
     # "Keep the documented choices that protect the user (the project's disableAllHooks
     # cannot turn off the user's hooks)"): a workspace file is the repository's, and the
     # agent writes it; its true turns off the workspace's hooks, never the user's guards

@@ -227,7 +227,7 @@ def test_post_attach_command_runs_once_the_agent_is_up_or_is_said(
     (rec / "release").touch()
     assert init.wait(120) == 0, init.stderr
     assert not (rec / "attach-before-agent").exists(), "postAttachCommand ran before the agent"
-    # initd's choice (README, "Dev containers"): it runs, once the agent is up
+    # initd's choice (docs/devcontainer.md): it runs, once the agent is up
     assert (rec / "attach-after-agent").exists(), \
         f"postAttachCommand did not run; initd said: {init.stderr!r}"
     assert order(rec) == ["postStartCommand"]

@@ -52,8 +52,9 @@ Where the cases cite, by key:
 [npm-prepare] docs.npmjs.com/cli/v11/using-npm/scripts: prepare "Runs on local npm install
   without package arguments"; dependencies' install/postinstall scripts run when npm
   installs them (npm install in a fresh clone).
-[initd] README "The pre-commit chain": the script "runs the repository's own hook first,
-  then each pre-commit hook in file-name order, and stops at the first failure";
+[initd] docs/discobot-hooks.md, "The pre-commit chain": the script "runs the
+  repository's own hook first, then each pre-commit hook in file-name order, and stops at
+  the first failure";
   "initd precommit uninstall ... pre-commit.original goes back, byte for byte".
 """
 

@@ -257,7 +257,7 @@ def test_podman_kube_play_of_the_manifest_and_a_graceful_pod_stop(tmp_path) -> N
         podman("volume", "rm", "-f", *claims.values())
 
 
-# What README's "Security model" says initd needs: nothing beyond these six.
+# What docs/security.md says initd needs: nothing beyond these six.
 CAPABILITIES = "CHOWN,DAC_OVERRIDE,FOWNER,KILL,SETUID,SETGID"
 
 

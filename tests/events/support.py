@@ -7,9 +7,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from initd import limits
 from initd.events import wiring
 from initd.events.engine import Engine
+from initd.process import limits
 from tests.hooks.support import git_repo, hook_context
 
 

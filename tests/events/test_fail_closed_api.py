@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from initd import httpd, httpwire
+from initd.http import server as httpd
+from initd.http import wire
 from initd.service.app import EVENT_BODY, MAX_BODY
 from tests.hooks.support import forget_session, git_repo
 from tests.service.support import start
@@ -106,7 +107,7 @@ def test_emit_exits_2_for_a_blockable_event_it_could_not_put_to_the_hooks(
 
 
 def test_a_body_over_the_servers_limit_is_read_to_its_end_and_dropped() -> None:
-    arriving = httpwire.Arriving()
+    arriving = wire.Arriving()
     arriving.data += b"POST /v1/events/pre_tool HTTP/1.0\r\nContent-Length: 250\r\n\r\n"
     arriving.data += b"x" * 100
     assert arriving.whole(max_body=64) is None and not arriving.data  # held: nothing

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from initd import limits
+from initd.process import limits
 from tests.events.support import Workspace
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from initd import statefile
 from initd.events import records as sessions
 from initd.hooks.trust import Trust, for_script
+from initd.state import statefile
 from tests.events.support import Workspace
 from tests.hooks.support import ROOT_HOME, add_hook
 from tests.support.harness import wait_for

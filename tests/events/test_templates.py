@@ -38,7 +38,7 @@ EXACT = ["printf %s {{x}}", "printf %s '{{x}}'", 'printf %s "{{x}}"', "printf %s
          'printf %s "{file}"', 'printf %s "pre-{{x}}-post"', "printf %s 'pre-{{x}}-post'",
          'printf %s "$(printf %s {{x}})"', "printf %s \"$(printf %s '{{x}}')\""]
 # (`eval {{x}}` or `sh -c {{x}}` ask the shell to run the value: no quoting can stop
-# that, and none is attempted; README says so)
+# that, and none is attempted; docs/events.md says so)
 RUNS_NOTHING = ["printf %s $(printf %s {{x}})", "printf %s `printf %s {{x}}`",
                 'printf %s "`printf %s {{x}}`"', "printf %s \\{{x}}", "{{x}}",
                 "echo {{x}} | cat", "x={{x}}; printf %s \"$x\"", "printf %s $(( 1 )){{x}}",

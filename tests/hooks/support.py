@@ -9,10 +9,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from initd import log, settings
 from initd.commands import options
+from initd.config import log, settings
 from initd.hooks import context
-from initd.hooks.runner import Result
+from initd.process.runner import Result
 
 ROOT_HOME = os.environ["HOME"]  # the run's own (tests/conftest.py): hooks as the tests' user
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from initd import git as initd_git
 from initd.hooks import changes
+from initd.process import git as initd_git
 from tests.hooks.support import GIT_ENV
 
 SEC = 1_000_000_000

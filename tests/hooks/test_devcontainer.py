@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from initd import users
-from initd.hooks import devcontainer, lifecycle
-from initd.hooks.devcontainer import ERROR, NOTE, WARNING, Config, Problem
+from initd.devcontainer import config as devcontainer
+from initd.devcontainer import lifecycle
+from initd.devcontainer.config import ERROR, NOTE, WARNING, Config, Problem
+from initd.process import users
 
 
 def write(ws: Path, data: object | str, name: str = ".devcontainer/devcontainer.json") -> Path:

@@ -475,7 +475,7 @@ def test_a_boot_without_a_devcontainer_json_never_imports_its_parser(
         assert out.returncode == 0, out.stderr
         return {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()
                 if line.startswith("import time:")}
-    ours = {"initd.hooks.devcontainer", "initd.hooks.lifecycle", "initd.hooks.jsonc"}
+    ours = {"initd.devcontainer.config", "initd.devcontainer.lifecycle", "initd.config.jsonc"}
     assert imported() & ours == set()  # tini-style
     assert imported("--workspace", str(ws)) & ours == set()  # a workspace without one
     devcontainer(ws, {"onCreateCommand": "true"})

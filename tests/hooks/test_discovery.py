@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from initd import paths
+from initd.config import paths
 from initd.hooks import discovery
 from initd.hooks.discovery import ERROR, NOTE, Found, Problem
 from initd.hooks.model import Hook

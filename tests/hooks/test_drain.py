@@ -1,4 +1,4 @@
-"""Past its log's cap, a command's or a hook's output pipe is read by a drain (pipes.py),
+"""Past its log's cap, a command's or a hook's output pipe is read by a drain (process/pipes.py),
 not by root's supervisor: a chatty process (``yes``) then costs root no CPU in proportion
 to what it writes. Observed through /proc on a real boot (initd as PID 1, a real agent
 user), by structure, never by time: which processes hold the pipe's read end, who the

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from initd.hooks import jsonc
+from initd.config import jsonc
 
 # Text that looks like comments, commas and quotes: what a stripper gets wrong.
 TRICKY = st.text(alphabet=st.sampled_from([*'/*,"\\ \n\tab}]{[:', "é", "\u2028"]),

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from initd.agentfs import Place
 from initd.hooks.ledger import COMPACT, KEEP, Ledger, count
-from initd.journal import Entry, Journal
+from initd.state.agentfs import Place
+from initd.state.journal import Entry, Journal
 
 
 def plus(counts: dict[str, Any]) -> tuple[int, dict[str, Any]]:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from initd import limits, settings
 from initd.commands import options
+from initd.config import settings
 from initd.errors import InitdError
+from initd.process import limits
 from initd.supervisor.children import service_settings
 from tests.hooks.support import ROOT_HOME, add_hook, forget_session
 from tests.support.harness import run

@@ -6,7 +6,7 @@ import pytest
 
 from initd.hooks import message
 from initd.hooks.model import Hook
-from initd.hooks.runner import Result
+from initd.process.runner import Result
 from tests.hooks import support
 
 LOG = "/root/.discobot/abc123/hooks/output/go-format-check.log"

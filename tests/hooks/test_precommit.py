@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from initd import statefile
 from initd.hooks import precommit
+from initd.state import statefile
 from tests.hooks.support import GIT_ENV, ROOT_HOME, add_hook, git, git_repo
 from tests.support.harness import run, wait_for
 from tests.support.users import AGENT

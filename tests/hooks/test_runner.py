@@ -22,8 +22,8 @@ from typing import Any
 import psutil
 import pytest
 
-from initd.hooks import output, runner
 from initd.hooks.status import StatusStore
+from initd.process import output, runner
 
 NOBODY = 65534
 
@@ -190,7 +190,7 @@ def test_a_gigabyte_of_output_is_capped_in_the_log_and_in_memory(tmp_path: Path)
     assert result.truncated
     data = log(tmp_path)
     assert data[:cap] == b"\0" * cap
-    # past the cap a drain read the rest (pipes.py): the log ends with its last KEEP bytes
+    # past the cap a drain read the rest (process/pipes.py): the log ends with its last KEEP bytes
     marker, end = data[cap:].split(b"]\n", 1)
     assert re.fullmatch(rb"\n\[initd: output truncated at 1048576 bytes; (at least )?\d+ "
                         rb"more bytes dropped; its last 32768 bytes follow", marker), marker

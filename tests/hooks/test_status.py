@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from initd import proc, statefile
 from initd.hooks.model import Hook
 from initd.hooks.status import VERSION, StatusStore
+from initd.process import spawn
+from initd.state import statefile
 from tests.support.harness import wait_for
 
 BUMP = """
@@ -127,7 +128,7 @@ def test_recover_takes_only_the_hooks_of_a_runner_that_died(tmp_path: Path) -> N
     store.started(hook("file", "mine"), pgid=os.getpid())
     entry = store.read()["hooks"]["mine"]
     assert (entry["runner"], entry["pgid"]) == (os.getpid(), os.getpid())
-    assert entry["pgidStart"] == proc.start_ticks(os.getpid())  # who the group's leader is
+    assert entry["pgidStart"] == spawn.start_ticks(os.getpid())  # who the group's leader is
     assert store.recover(runner_gone=lambda entry: entry["runner"] != os.getpid()) == []
     assert store.read()["hooks"]["mine"]["lastResult"] == "running"
     [gone] = store.recover(runner_gone=lambda entry: entry["runner"] == os.getpid())
@@ -148,8 +149,8 @@ def test_state_in_memory_writes_file_lists_only_in_a_directory_of_its_own(
     """With the state directory unwritable, a file hook's list goes to the temp
     directory: into a 0700 mkdtemp of this process's, never a name in /tmp another user
     could take first (a link there, a directory)."""
-    from initd.agentfs import Place
     from initd.hooks.memory import MemoryStore
+    from initd.state.agentfs import Place
 
     first = MemoryStore(Place(str(tmp_path)), "read-only").write_list("fmt", b"a.py\0")
     again = MemoryStore(Place(str(tmp_path)), "read-only").write_list("fmt", b"b.py\0")

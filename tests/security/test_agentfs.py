@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from initd import agentfs
+from initd.state import agentfs
 from tests.support.attack import Agent, Canary, as_agent
 
 

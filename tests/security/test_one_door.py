@@ -23,13 +23,13 @@ PATH_METHODS = {"write_text", "write_bytes", "read_text", "read_bytes", "touch",
 ALLOWED = {
     ("pid1/signals.py", "open"): (1, "/proc/self/status: the kernel's"),
     ("pid1/reaper.py", "open"): (1, "/proc/<pid>/stat: the kernel's"),
-    ("procfs.py", "open"): (5, "/proc/<pid>/stat, status (twice), cmdline and "
+    ("process/procfs.py", "open"): (5, "/proc/<pid>/stat, status (twice), cmdline and "
                                "task/<tid>/children: the kernel's"),
-    ("settings.py", "open"): (1, "/etc/initd/initd.yaml (--config): the image's, root's"),
+    ("config/settings.py", "open"): (1, "/etc/initd/initd.yaml (--config): the image's, root's"),
     ("service/app.py", ".read_text"): (1, "the OpenAPI document inside the package"),
-    ("httpbind.py", "os.makedirs"): (1, "the socket's directory: /run/initd, root's; "
+    ("http/bind.py", "os.makedirs"): (1, "the socket's directory: /run/initd, root's; "
                                               "not root, the user's own, checked after"),
-    ("httpbind.py", "os.unlink"): (1, "a stale socket in /run/initd, root's; "
+    ("http/bind.py", "os.unlink"): (1, "a stale socket in /run/initd, root's; "
                                             "unlink never follows a link"),
     ("supervisor/hookservice.py", "os.unlink"): (1, "the control socket root bound, in /run/initd"),
     ("commands/service.py", "os.unlink"): (1, "the socket the service bound itself, as "
@@ -61,7 +61,7 @@ def test_only_agentfs_touches_files_by_itself() -> None:
     counted: dict[tuple[str, str], int] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         module = path.relative_to(PACKAGE).as_posix()
-        if module.startswith("agentfs/"):  # the package: its modules are the door
+        if module.startswith("state/agentfs/"):  # the package: its modules are the door
             continue
         for call in calls(path.read_text()):
             counted[module, call] = counted.get(module, 0) + 1
@@ -73,7 +73,7 @@ def test_only_agentfs_touches_files_by_itself() -> None:
 
 def test_nothing_but_agentfs_changes_an_owner() -> None:
     owners = [(path.name, call) for path in PACKAGE.rglob("*.py")
-              if path.relative_to(PACKAGE).parts[0] != "agentfs"
+              if path.relative_to(PACKAGE).parts[:2] != ("state", "agentfs")
               for call in calls(path.read_text()) if "chown" in call]
     assert owners == []
 

@@ -163,7 +163,7 @@ FIRE_SNOOP = """
 
 # Once reported as working: an event hook read DISCOBOT_SECRET from /proc/<the agent's
 # CMD>/environ. Hooks run as the agent's user, as its own shell does: what CMD holds is
-# that user's to read unless CMD keeps it (README, promise 2). This pins that nothing of
+# that user's to read unless CMD keeps it (docs/security.md, promise 2). This pins that nothing of
 # initd's gives it away: not the hooks' environment, not the hook service's, not root's.
 def test_a_hook_finds_the_secret_in_no_process_initd_started(
         boot, agent: Agent, ws: Path) -> None:

@@ -218,7 +218,7 @@ STOP_GRACE = 10.0
 @pytest.mark.timeout(300)
 def test_the_service_and_what_it_left_share_one_grace_at_the_stop(
         boot, agent: Agent, ws: Path, marks: Path) -> None:
-    """One grace for both (README, "How initd runs CMD"): what the service left in its
+    """One grace for both (docs/cli.md, "How initd runs CMD"): what the service left in its
     session gets its TERM while the service itself is still in its grace (stopped, not
     yet KILLed). Two graces, one after the other, TERM it only once the service is
     gone: the order tells them apart, whatever the host's speed. (The wait is only a
@@ -258,7 +258,7 @@ def test_a_client_that_never_reads_a_long_404_cannot_hold_the_probes(boot) -> No
     # Over loopback a send never blocks, so what pins the defence is what it rests on:
     # the answer to a 16 KB path is small (the path is never echoed whole: once, 32 KB,
     # over a fresh TCP socket's 16 KiB buffer), and the reading thread never waits for a
-    # client to take it (httpd.INLINE_WRITE).
+    # client to take it (http/server.py: INLINE_WRITE).
     with socket.create_connection(("127.0.0.1", port), timeout=10) as reader:
         reader.sendall(request)
         answer = b""

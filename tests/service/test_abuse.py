@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from initd import httpd as server
+from initd.http import server as server
 from tests.hooks.support import forget_session, git_repo
 from tests.service.support import call, start
 from tests.support.harness import wait_for

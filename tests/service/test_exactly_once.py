@@ -1,4 +1,4 @@
-"""Exactly once across a restart (initd/journal.py), under initd as PID 1: the hook
+"""Exactly once across a restart (initd/state/journal/), under initd as PID 1: the hook
 service is killed with -9 while a hook runs (between "fired" and "recorded"); the client
 (`initd emit`, `initd turn`) sends the request again with its key, to the service initd
 restarted on the same socket, and the hook never runs a second time for it. What ran

@@ -66,7 +66,7 @@ def mutant(where: Path) -> str:
     tree = where / "tree"
     shutil.copytree(Path(TREE) / "initd", tree / "initd",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    with (tree / "initd" / "journal" / "__init__.py").open("a") as journal:
+    with (tree / "initd" / "state" / "journal" / "__init__.py").open("a") as journal:
         journal.write("\n\n@contextmanager\ndef _forgotten(self, *args, **kwargs):  # mutant\n"
                       "    yield None\n\n\nJournal.entry = _forgotten  # type: ignore\n")
     return str(tree)

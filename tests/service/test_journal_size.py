@@ -4,7 +4,7 @@ A hook's JSON answer is kept whole (up to 1 MiB, events/answers.py), and so is i
 recorded result in the journal. Sixteen guards that each answer with 1 MiB made a
 journal of 17 MiB, read back only as far as its first 8: the hooks after the cut (their
 "fired" lines with them) were unknown to the event sent again after a kill, and ran a
-second time. The journal now caps what it stores (initd/journal.py): what does not fit
+second time. The journal now caps what it stores (initd/state/journal/): what does not fit
 is said, and a step whose result was not kept is never run again; it is an error that
 blocks the event (guards fail closed). A real service, killed -9 by its last hook,
 the event sent again over the real socket with its key."""
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from initd.journal import READ_LIMIT, Journal
+from initd.state.journal import READ_LIMIT, Journal
 from tests.hooks.support import ROOT_HOME, add_hook, forget_session, git_repo
 from tests.service.kills import Killable
 

@@ -12,15 +12,16 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi import checks as oc
 
-from initd import log, proc
-from initd.channel import Channel
+from initd.config import log
+from initd.config.values import Restart
+from initd.process import spawn
+from initd.process.channel import Channel
 from initd.service.app import make_app
 from initd.service.core import HookService
 from initd.service.link import SupervisorLink
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.boot import describe
 from initd.supervisor.supervised import Supervised
-from initd.values import Restart
 from tests.hooks.support import checker, forget_session, git_repo, hook_context
 from tests.support.harness import wait_for
 
@@ -48,7 +49,7 @@ def linked_schema(tmp_path: Path) -> Iterator[object]:
     sid = f"oas-{uuid.uuid4().hex[:8]}"
     supervisor_end, service_fd = Channel.pair()
     link = SupervisorLink(Channel.from_fd(service_fd), log.get())
-    spec = proc.Spec(argv=("true",), env={}, cwd="/")
+    spec = spawn.Spec(argv=("true",), env={}, cwd="/")
     agent, service = (Supervised(name, spec, Restart.NEVER, Backoff(1, 1), 1, log.get())
                       for name in ("agent", "hook-service"))
     supervisor_end.send({"op": "state", **describe(agent, service, "running")})

@@ -446,13 +446,13 @@ def test_a_fork_failure_while_the_service_restarts_never_takes_the_agent_down(
 NO_THREAD = """
 import sys, threading
 from pathlib import Path
-from initd import log
+from initd.config import log
 from initd.supervisor import readiness
 from initd.hooks import phase
 from initd.hooks.model import Hook
-from initd import proc
+from initd.process import spawn as proc
 from initd.supervisor.backoff import Backoff
-from initd.values import Restart
+from initd.config.values import Restart
 from initd.supervisor.supervised import Supervised
 from tests.hooks.support import hook_context
 

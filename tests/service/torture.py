@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from initd.events.stoploop import CAP
-from initd.journal import Journal
+from initd.state.journal import Journal
 from tests.hooks.support import git_repo
 from tests.service.kills import Killable, kill_at
 

@@ -17,9 +17,9 @@ import sys
 import threading
 import time
 
-from initd import proc
 from initd.pid1 import reaper
 from initd.pid1 import signals as pid1signals
+from initd.process import spawn
 from initd.supervisor.sigchan import SignalChannel
 
 
@@ -27,9 +27,9 @@ def failing_runs(n: int) -> int:
     successes = 0
     for i in range(n):
         if i % 20 == 0:  # an orphan for somebody's waitpid(-1) to reap meanwhile
-            proc.spawn(proc.Spec(argv=("sh", "-c", "sleep 0.01 &"), env=os.environ,
+            spawn.spawn(spawn.Spec(argv=("sh", "-c", "sleep 0.01 &"), env=os.environ,
                                  cwd="/")).wait(None)
-        child = proc.spawn(proc.Spec(argv=("false",), env=os.environ, cwd="/"))
+        child = spawn.spawn(spawn.Spec(argv=("false",), env=os.environ, cwd="/"))
         if child.wait(None) == 0:
             successes += 1
     return successes
@@ -54,7 +54,7 @@ def main() -> int:
         return 0
 
     if args.same_process_reaper:
-        # Plain subprocess (what proc wraps): with a thief in the process, proc's pidfd
+        # Plain subprocess (what spawn wraps): with a thief in the process, spawn's pidfd
         # could not even be opened, the child being reaped before Popen returns.
         threading.Thread(target=steal_forever, daemon=True).start()
         return report(sum(subprocess.run(["false"]).returncode == 0 for _ in range(args.n)))

@@ -9,7 +9,7 @@ import enum
 import threading
 from typing import Any, NamedTuple
 
-from initd import jsonview
+from initd.config.log import Logger
 from initd.events import templates
 from initd.events.model import (
     Command,
@@ -22,10 +22,10 @@ from initd.events.model import (
     Shell,
     Webhook,
 )
-from initd.journal import LOST, Unkept
-from initd.limits import Limits
-from initd.log import Logger
-from initd.users import Account
+from initd.process.limits import Limits
+from initd.process.users import Account
+from initd.state import jsonview
+from initd.state.journal import LOST, Unkept
 
 
 class Call(NamedTuple):

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from initd.events import answers, execsize, templates
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.model import Command, Exec, GitCommit, GitPush, Script, Shell
-from initd.git import scrubbed
-from initd.hooks import runner
+from initd.process import runner
+from initd.process.git import scrubbed
 
 
 def shell(call: Call, spec: Shell) -> ActionResult:

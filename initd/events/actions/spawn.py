@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 
-from initd.agentfs import Place
 from initd.events import templates
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.actions.process import run_process
 from initd.events.model import Spawn
+from initd.state.agentfs import Place
 
 OUTPUT_LIMIT = 2**20  # of output.json, the child's answer
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 
-from initd import paths
+from initd.config import paths
+from initd.config.log import Logger
 from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
 from initd.events.dialects.common import Collected
 from initd.hooks import discovery
-from initd.log import Logger
 
 
 def load_all(workspace: str, image_dir: str, home: str,

@@ -95,7 +95,7 @@ def set_auto(workspace: str, kind: str, enabled: bool) -> str:
         entries[:] = [e for e in entries if e not in present]
     # Through agentfs, as whoever runs this (the agent, or root from a shell): no link on
     # the way followed, a random temp name, the file the workspace owner's.
-    from initd.agentfs import Place
+    from initd.state.agentfs import Place
 
     info = os.stat(workspace)
     place = Place(workspace, (os.path.basename(os.path.dirname(path)),),

@@ -25,8 +25,8 @@ def read(path: str, fmt: str) -> Any:
     that does not parse, is not a regular file or is over CONFIG_LIMIT is a LoadError
     naming it. (Root reads these too, for ``initd hooks list|check|trust``: a FIFO or a
     YAML alias bomb must cost it nothing.)"""
-    from initd import agentfs
     from initd.hooks import workspacefiles
+    from initd.state import agentfs
 
     try:  # (under a verb's guard, through the door: no link, the owner's files only)
         raw, _ = workspacefiles.read(path, CONFIG_LIMIT, whole=True)
@@ -39,7 +39,7 @@ def read(path: str, fmt: str) -> Any:
         raise LoadError(f"{path}: cannot read: {err}") from None
     try:
         if fmt == "yaml":
-            from initd import safeyaml
+            from initd.config import safeyaml
 
             return safeyaml.load(text)
         if fmt == "toml":

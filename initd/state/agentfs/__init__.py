@@ -28,10 +28,10 @@ path as named. Callers use the names below, from here.
 
 from __future__ import annotations
 
-from initd.agentfs.byname import give_group, read_regular
-from initd.agentfs.common import DIRECTORY, LINKS, NEW, READ, Owner, Unsafe, refused_chowns
-from initd.agentfs.directory import Dir
-from initd.agentfs.place import Place
+from initd.state.agentfs.byname import give_group, read_regular
+from initd.state.agentfs.common import DIRECTORY, LINKS, NEW, READ, Owner, Unsafe, refused_chowns
+from initd.state.agentfs.directory import Dir
+from initd.state.agentfs.place import Place
 
 __all__ = ["DIRECTORY", "LINKS", "NEW", "READ", "Dir", "Owner", "Place", "Unsafe",
            "give_group", "read_regular", "refused_chowns"]

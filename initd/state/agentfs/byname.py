@@ -8,7 +8,7 @@ import errno
 import os
 import stat
 
-from initd.agentfs.common import Unsafe, read_limited
+from initd.state.agentfs.common import Unsafe, read_limited
 
 
 def read_regular(path: str, limit: int, *,

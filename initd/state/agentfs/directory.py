@@ -9,7 +9,7 @@ import os
 import stat
 from typing import BinaryIO
 
-from initd.agentfs.common import (
+from initd.state.agentfs.common import (
     DIRECTORY,
     NEW,
     READ,

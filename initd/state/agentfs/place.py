@@ -9,8 +9,8 @@ import os
 import stat
 from typing import NamedTuple
 
-from initd.agentfs.common import DIRECTORY, LINKS, Owner, Unsafe, check_name, fchown
-from initd.agentfs.directory import Dir
+from initd.state.agentfs.common import DIRECTORY, LINKS, Owner, Unsafe, check_name, fchown
+from initd.state.agentfs.directory import Dir
 
 
 class Place(NamedTuple):

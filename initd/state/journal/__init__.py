@@ -33,8 +33,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from initd.agentfs import Dir, Place, Unsafe
-from initd.journal.entry import (
+from initd.state.agentfs import Dir, Place, Unsafe
+from initd.state.journal.entry import (
     DROPPED,
     FULL,
     LINE_LIMIT,

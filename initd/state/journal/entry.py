@@ -28,8 +28,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from initd.agentfs import Dir
-from initd.clock import now_iso
+from initd.state.agentfs import Dir
+from initd.state.clock import now_iso
 
 # A hook's recorded result carries its JSON answer whole (up to 1 MiB: events/answers.py)
 # beside the 64 KiB of stdout shown, ~1.1 MiB as a line: a request's journal holds a
