@@ -13,7 +13,7 @@ from initd.errors import InitdError
 
 def config(argv: Sequence[str]) -> int:
     from initd.events.dialects import autoagent
-    from initd.events.dialects.common import LoadError
+    from initd.events.loading import LoadError
 
     p = Parser(prog="initd config", description="AutoAgent's convenience commands: the "
                "built-in git hooks in .autoagent/config.json.")

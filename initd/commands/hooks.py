@@ -27,7 +27,7 @@ from initd.state import jsonview
 
 if TYPE_CHECKING:
     from initd.devcontainer.config import Config
-    from initd.events.dialects.common import Collected
+    from initd.events.loading import Collected
     from initd.events.model import EventHook
 
 

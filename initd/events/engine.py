@@ -9,7 +9,7 @@ For each hook of the event, in the order they load (dialects/__init__.py):
 2. filters: a loop's hooks only for its ``stage``; ``tool_name`` (a comma list, any case)
    against the payload's tool; ``pattern`` (``*.ext`` list, path substring, or glob)
    against its ``file``/``files``: a command with ``{file}`` runs once per file; Claude
-   Code's ``matcher`` and ``if`` (matchers.py), an identical Claude command once;
+   Code's ``matcher`` and ``if`` (claude/matchers.py), an identical Claude command once;
 3. ``when``: false, and the hook is skipped; a condition that cannot be evaluated is an
    error result;
 4. the action, again and again with ``on_failure: retry``; one not awaited is started and
@@ -23,12 +23,12 @@ For each hook of the event, in the order they load (dialects/__init__.py):
 6. ``LAST_HOOK_STATUS``, ``HOOK_RESPONSE`` and ``SPAWN_OUTPUT`` carry on to the next.
 
 The first block ends the event (a Claude Code hook's ends it after the other Claude Code
-hooks, which Claude Code runs all, at once: parallel.py; claudeout.py reads their answers,
+hooks, which Claude Code runs all, at once: parallel.py; claude/answers.py reads their answers,
 merged in load order). What did not load
 stands in after them as an error that blocks a blockable event (standins.py). For
 ``pre_iteration`` the hooks' output, concatenated raw in order with failures as text
 (iteratr's way), is the context for the agent's prompt. Stops blocked in a row are
-counted, and capped (stoploop.py).
+counted, and capped (claude/stoploop.py).
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ from typing import Any, NamedTuple
 from initd.events import parallel, standins, variables
 from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import Background, attempts
+from initd.events.claude.stoploop import EVENTS as STOP_EVENTS
+from initd.events.claude.stoploop import StopLoop
 from initd.events.conditions import ConditionError
-from initd.events.dialects import Cache
+from initd.events.dialects import DIALECTS, Cache
 from initd.events.filters import applies, deduplicated, files_for
 from initd.events.model import EventHook
 from initd.events.records import Sessions
 from initd.events.setup import Setup
-from initd.events.stoploop import EVENTS as STOP_EVENTS
-from initd.events.stoploop import StopLoop
 from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
 from initd.hooks import kinds
@@ -109,7 +109,7 @@ class Engine:
         hooks = deduplicated(hooks, payload, lambda hook: id(hook) in refused)
         table = variables.table(event, payload, self.setup)
         marker = self._record(lambda sessions: sessions.begin(event.name)) if hooks else None
-        state = Tally(event)
+        state = Tally(event, DIALECTS)
         state.unblockable = self.stops.why_not(event.name, journal)  # the Stop loop's cap
         said = payload  # as Claude Code's hooks read it: stop_hook_active on every Stop,
         if event.name in STOP_EVENTS and "stop_hook_active" not in payload:  # true after
@@ -124,7 +124,8 @@ class Engine:
         for hook in hooks:
             if state.stopped:
                 break
-            if hook.dialect == "claude" and (hook.wait or id(hook) in refused):
+            dialect = DIALECTS[hook.dialect]
+            if dialect.together and (hook.wait or id(hook) in refused):
                 ready = None if id(hook) in refused else self._prepare(
                     hook, event, said, own, state, found.pipelines, cancel)
                 together += [(hook, *ready)] if ready is not None else [
@@ -134,7 +135,7 @@ class Engine:
             if id(hook) in refused:
                 state.error(hook, refused[id(hook)], Status.UNTRUSTED)
                 continue
-            given, names = (said, own) if hook.dialect == "claude" else (payload, table)
+            given, names = (said, own) if dialect.stdin_only else (payload, table)
             for file in files_for(hook, given):
                 self._one(hook, event, given if file is None else {**given, "file": file},
                           names, state, found.pipelines, cancel, journal)
@@ -153,7 +154,7 @@ class Engine:
         event = kinds.resolve(name)
         if event is None:
             raise UnknownEvent(f"no event {name!r} (known: {kinds.known()})")
-        state = Tally(event)
+        state = Tally(event, DIALECTS)
         state.unblockable = self.stops.why_not(event.name)
         state.error(standins.payload(event), why)
         return self._end(event, state, None, {})
@@ -227,7 +228,8 @@ class Engine:
                     workspace=self.setup.workspace, state_dir=self.setup.state_dir,
                     account=self.setup.account,
                     grace=self.setup.grace, cancel=cancel, pipelines=pipelines,
-                    log=self.setup.log, limits=hook.limits.over(self.setup.limits))
+                    log=self.setup.log, limits=hook.limits.over(self.setup.limits), stdin={})
+        call = call._replace(stdin=DIALECTS[hook.dialect].stdin(call))
         if hook.when is not None:
             try:
                 if not hook.when(call.value):
@@ -266,7 +268,7 @@ class Engine:
         level = self.setup.log.info if result.status == Status.OK else self.setup.log.warning
         level("background hook done", hook=call.hook.where, status=result.status,
               exit_code=result.exit_code, error=result.error)
-        state = Tally(kinds.BY_NAME[call.event])
+        state = Tally(kinds.BY_NAME[call.event], DIALECTS)
         state.record(call.hook, result, state.event)
         outcome = Outcome(call.event, False, None, None, None, False, state.results)
         self._record(lambda sessions: sessions.end(None, outcome.as_json(), call.payload))

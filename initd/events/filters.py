@@ -1,7 +1,7 @@
 """Which hooks an event's payload concerns: a loop's hooks only for its stage, a
 ``tool_name`` list (any case), nyzhi's ``pattern`` against the payload's files (a
 command with ``{file}`` runs once per matching file), and Claude Code's matcher and
-``if`` (matchers.py), whose identical commands run once per event."""
+``if`` (claude/matchers.py), whose identical commands run once per event."""
 
 from __future__ import annotations
 

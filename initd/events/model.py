@@ -4,14 +4,27 @@ themselves (names, aliases, which may be blocked) are in initd/hooks/kinds.py.
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from initd.process.limits import NONE as NO_LIMITS
 from initd.process.limits import Limits
 
 if TYPE_CHECKING:
+    from initd.events.claude.matchers import Matcher
     from initd.events.conditions import Condition
-    from initd.events.matchers import Matcher
+
+
+class DialectName(enum.StrEnum):
+    """The hook formats initd reads, in the order their hooks run (each a Dialect:
+    events/dialect.py); the value is the name every answer and listing shows."""
+
+    DISCOBOT = "discobot"
+    ITERATR = "iteratr"
+    NYZHI = "nyzhi"
+    AUTOAGENT = "autoagent"
+    PIPELINES = "pipelines"
+    CLAUDE = "claude"
 
 
 # What each action does, its own fields (a tagged union: the class is the tag). The
@@ -110,7 +123,7 @@ class EventHook(NamedTuple):
     """One action on one event, from any dialect, as the engine runs it."""
 
     event: str  # the canonical event name
-    dialect: str  # discobot | iteratr | nyzhi | autoagent | pipelines | claude
+    dialect: DialectName
     source: str  # the file that defines it
     key: str  # where in that file, e.g. hooks.pre_iteration[0]
     label: str  # for people: the command, the URL, the pipeline
@@ -130,7 +143,7 @@ class EventHook(NamedTuple):
     limits: Limits = NO_LIMITS  # a discobot hook's own limits: (the image's fill the rest)
     workspace: bool = True  # defined by the workspace (trust may be required), not the image
     warnings: tuple[str, ...] = ()
-    matcher: Matcher | None = None  # Claude Code's matcher and `if` rule (matchers.py)
+    matcher: Matcher | None = None  # Claude Code's matcher and `if` rule (claude/matchers.py)
 
     @property
     def action(self) -> str:  # script | shell | command | webhook | spawn | git-commit | …
@@ -155,7 +168,7 @@ class StandIn(NamedTuple):
     source: str  # the file, or the directory not read whole
     reason: str  # the load error, naming the file (and the hook, the key)
     event: str = BLOCKABLE  # the event it names; BLOCKABLE or EVERY when not one
-    dialect: str = "discobot"
+    dialect: DialectName = DialectName.DISCOBOT
 
     def concerns(self, event: str, blockable: bool) -> bool:
         return self.event in (event, EVERY) or (self.event == BLOCKABLE and blockable)

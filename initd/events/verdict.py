@@ -1,15 +1,19 @@
 """What one event hook's result means (block, approve, abort), as a pure function of
-the result, the hook and the event, and the tally of an event's hooks so far. A Claude
-Code hook's answer is read by its own rules (claudeout.py)."""
+the result, the hook and the event, and the tally of an event's hooks so far. Each hook's
+dialect says what its result means (``Meaning``, a part of events/dialect.py's Dialect):
+initd's rules (``initd_verdict``) for every format without rules of its own, Claude Code's
+for its hooks (claude/answers.py)."""
 
 from __future__ import annotations
 
 import enum
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Protocol
 
-from initd.events import answers, claudeout
+from initd.events import answers
 from initd.events.actions import ActionResult, Status
-from initd.events.model import EventHook
+from initd.events.claude import answers as claude_answers
+from initd.events.model import DialectName, EventHook
 from initd.hooks.kinds import Event
 
 CONTEXT_EVENTS = ("pre_iteration",)
@@ -29,7 +33,7 @@ class Verdict(NamedTuple):
     reason: str | None
     feedback: str | None
     note: str | None  # the result's error: why it did not count as it asked, if so
-    # what a Claude Code hook said besides (claudeout.Answer): None when it said nothing
+    # what a Claude Code hook said besides (claude/answers.Answer): None when it said nothing
     permission: str | None = None
     context: str | None = None
     system_message: str | None = None
@@ -57,25 +61,34 @@ class HookResult(NamedTuple):
     error: str | None
 
 
-def verdict(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
-    """Exit 0 is fine; a JSON decision is honoured; exit 2 blocks a blockable event (with
-    exit2_blocks); ``block: true`` makes any failure block; a hook that could not run
-    is an error, which blocks only with ``on_error: deny`` (or when the error is initd's:
-    ``fails_closed``); an answer that looks like JSON and cannot be read is such an error
-    (answers.py); ``on_failure: abort`` (or a webhook's ``on_timeout: abort``) stops the
-    hooks after it."""
+class Meaning(Protocol):
+    """What the tally asks of a hook's dialect."""
+
+    @property
+    def together(self) -> bool:
+        """Its matched hooks all run, at once, even after one of them blocked: their
+        blocks' reasons and feedback are joined (Claude Code's)."""
+
+    def verdict(self, result: ActionResult, hook: EventHook, event: Event) -> Verdict:
+        """What ``result`` means; answers.Unreadable when the hook's answer cannot be read."""
+
+
+def verdict(result: ActionResult, hook: EventHook, event: Event, dialect: Meaning) -> Verdict:
+    """What ``result`` means by its dialect's rules. An answer that looks like JSON and
+    cannot be read (answers.py) is the hook's error, never "no answer": it blocks."""
     try:
-        return _verdict(result, hook, event)
-    except answers.Unreadable as err:  # the hook's error, never "no answer": it blocks
+        return dialect.verdict(result, hook, event)
+    except answers.Unreadable as err:
         failed = result._replace(status=Status.ERROR, error=str(err), fails_closed=True)
-        return _verdict(failed, hook, event)._replace(status=Status.ERROR)
+        return dialect.verdict(failed, hook, event)._replace(status=Status.ERROR)
 
 
-def _verdict(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
-    if hook.dialect == "claude":
-        said = claudeout.answer(result, hook.label, event, hook.on_error == "deny")
-        return Verdict(said.blocks, False, None if said.decision is None
-                       else Decision(said.decision), *said[2:])
+def initd_verdict(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
+    """initd's rules: exit 0 is fine; a JSON decision is honoured; exit 2 blocks a
+    blockable event (with exit2_blocks); ``block: true`` makes any failure block; a hook
+    that could not run is an error, which blocks only with ``on_error: deny`` (or when the
+    error is initd's: ``fails_closed``); ``on_failure: abort`` (or a webhook's
+    ``on_timeout: abort``) stops the hooks after it."""
     decision, reason, feedback = (None, None, None) if result.fails_closed \
         else _decision(result)  # (an answer initd could not read is no answer)
     note = result.error
@@ -103,8 +116,9 @@ class Tally:
     Code runs them all): their blocks' reasons are joined, deny wins over ask over allow,
     their contexts and system messages are joined, and ``continue: false`` wins."""
 
-    def __init__(self, event: Event) -> None:
+    def __init__(self, event: Event, dialects: Mapping[DialectName, Meaning]) -> None:
         self.event = event
+        self.dialects = dialects
         self.blocked = self.aborted = False
         self.reason: str | None = None
         self.feedback: str | None = None
@@ -127,7 +141,8 @@ class Tally:
         self.record(hook, ActionResult(status, error=message), self.event)
 
     def record(self, hook: EventHook, result: ActionResult, event: Event) -> None:
-        said = verdict(result, hook, event)
+        dialect = self.dialects[hook.dialect]
+        said = verdict(result, hook, event, dialect)
         if said.blocks and self.unblockable is not None:
             said = said._replace(blocks=False, note=self.unblockable)
         elif said.blocks and self._halted():
@@ -144,22 +159,22 @@ class Tally:
             duration_ms=result.duration_ms, decision=said.decision, error=said.note))
         if said.blocks:
             self.reason = f"{self.reason}\n{said.reason}" if self.blocked else said.reason
-            self.blocked, self.gather = True, self.gather or hook.dialect == "claude"
+            self.blocked, self.gather = True, self.gather or dialect.together
             self.feedback = said.feedback or (result.stderr.strip() if event.name in (
                 "teammate_idle", "task_completed") else None) or self.feedback
         elif said.decision == Decision.APPROVE and said.reason and self.reason is None:
             self.reason = said.reason
         if said.feedback and not said.blocks:
             self.feedback = f"{self.feedback}\n{said.feedback}" if self.feedback and \
-                hook.dialect == "claude" else said.feedback
+                dialect.together else said.feedback
         if said.aborts:
             self.aborted = True
             self.reason = self.reason or f"{hook.label} failed (on_failure: abort)"
-        if hook.dialect == "claude":
-            self._claude(said)
+        self._answers(said)
 
-    def _claude(self, said: Verdict) -> None:
-        order = claudeout.PERMISSIONS
+    def _answers(self, said: Verdict) -> None:
+        """What a hook said besides (Claude Code's answer fields: None in any other's)."""
+        order = claude_answers.PERMISSIONS
         if said.permission is not None and (self.permission is None or order.index(
                 said.permission) > order.index(self.permission)):
             self.permission = said.permission
@@ -180,7 +195,7 @@ class Tally:
             self.keep_going = True
 
     def _halted(self) -> bool:
-        return self.keep_going is False and self.event.name in claudeout.STOPS
+        return self.keep_going is False and self.event.name in claude_answers.STOPS
 
     def claude(self) -> dict[str, Any]:
         """Claude Code's answers, as the Outcome's fields (None: no hook said one)."""

@@ -176,7 +176,7 @@ def test_claude_codes_filters_run_where_there_is_only_glibc(box: Path) -> None:
     """A matcher (google-re2, C++: the bundle's libstdc++ and libgcc_s, through RPATH) and
     an ``if`` rule (tree-sitter's bash grammar), as the hook service evaluates them, from
     the bundle's interpreter in the glibc-only root."""
-    probe = ("from initd.events import matchers\n"
+    probe = ("from initd.events.claude import matchers\n"
              "m = matchers.matcher('pre_tool', '^Ba.h$', 'Bash(rm *)', '/ws', '/home')\n"
              "for command in ('cd x && (\\\\rm -rf y)', 'ls'):\n"
              "    print(m.matches({'tool_name': 'Bash', 'tool_input': {'command': command}}))")

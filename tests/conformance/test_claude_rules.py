@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from initd.events.matchers import check_rule, matcher
+from initd.events.claude.matchers import check_rule, matcher
 from tests.events.support import Workspace
 from tests.hooks.support import forget_session
 

@@ -1,4 +1,4 @@
-"""Claude Code's matchers and ``if`` rules (initd/events/matchers.py), by table, as the
+"""Claude Code's matchers and ``if`` rules (initd/events/claude/matchers.py), by table, as the
 hooks and permissions references give them; regular expressions are RE2's (what it cannot
 compile is refused, and what it compiles answers in linear time on any payload); ``if``
 is matched on every simple command a shell parser finds (tests/conformance and
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from initd.events import matchers
-from initd.events.matchers import MatcherError, matcher, regex_problem
-from initd.events.wildcards import HOLE, Budget, matches, wildcard
+from initd.events.claude import matchers
+from initd.events.claude.matchers import MatcherError, matcher, regex_problem
+from initd.events.claude.wildcards import HOLE, Budget, matches, wildcard
 
 
 def tool(name: str, **tool_input: object) -> dict[str, object]:
@@ -218,7 +218,7 @@ def test_the_parsers_are_imported_only_where_a_rule_needs_them(tmp_path: Path) -
     (ws / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
         {"matcher": "^Ba.h$", "hooks": [{"type": "command", "command": "true",
                                          "if": "Bash(rm *)"}]}]}}))
-    heavy = {"re2", "tree_sitter", "tree_sitter_bash", "initd.events.shellwords"}
+    heavy = {"re2", "tree_sitter", "tree_sitter_bash", "initd.events.claude.shellwords"}
     boot = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "initd", "--state-dir",
          str(tmp_path / "state"), "--hooks-dir", str(tmp_path / "none"), "--no-service",
@@ -230,7 +230,7 @@ def test_the_parsers_are_imported_only_where_a_rule_needs_them(tmp_path: Path) -
     assert "initd.cli" in imported and imported & heavy == set()
     probe = textwrap.dedent("""\
         import sys
-        from initd.events import matchers
+        from initd.events.claude import matchers
         def loaded():
             return sorted(m for m in ("re2", "tree_sitter") if m in sys.modules)
         rule = matchers.matcher("pre_tool", "Bash", "Bash(rm *)", "/ws", "/home")

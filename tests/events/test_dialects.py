@@ -13,7 +13,7 @@ import pytest
 
 from initd.events import dialects
 from initd.events.dialects import autoagent, iteratr, nyzhi, pipelines
-from initd.events.dialects.common import LoadError
+from initd.events.loading import LoadError
 from tests.hooks.support import add_hook
 
 FIXTURES = Path(__file__).parent / "fixtures"

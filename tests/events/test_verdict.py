@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from initd.events.actions import ActionResult, Status
-from initd.events.model import EventHook, Shell
+from initd.events.dialects import DIALECTS
+from initd.events.model import DialectName, EventHook, Shell
 from initd.events.verdict import Decision, Verdict, verdict
 from initd.hooks import kinds
 
@@ -15,7 +16,7 @@ AFTER_TURN = kinds.BY_NAME["after_turn"]  # not blockable
 
 
 def hook(**flags: object) -> EventHook:
-    return EventHook(event="pre_tool", dialect="nyzhi", source="/ws/c.toml",
+    return EventHook(event="pre_tool", dialect=DialectName.NYZHI, source="/ws/c.toml",
                      key="agent.hooks[0]", label="check", spec=Shell("check"),
                      timeout=5.0, wait=True)._replace(**flags)
 
@@ -74,4 +75,5 @@ NOT_JSON = ("its stdout starts like a JSON answer but is not JSON: Expecting pro
 ])
 def test_verdict(result: ActionResult, flags: dict[str, object], event: kinds.Event,
                  expected: Verdict) -> None:
-    assert verdict(result, hook(**flags), event) == expected
+    given = hook(**flags)
+    assert verdict(result, given, event, DIALECTS[given.dialect]) == expected

@@ -1,4 +1,4 @@
-"""The agent against Claude Code's filters (initd/events/matchers.py): a deny hook with
+"""The agent against Claude Code's filters (initd/events/claude/matchers.py): a deny hook with
 ``if: "Bash(rm *)"`` must run for every way bash lets it write ``rm``, through the real
 engine and through ``initd emit pre_tool`` with initd as PID 1; a command the parser
 cannot read runs it too (fail closed). A matcher made to backtrack for ever answers at
@@ -22,8 +22,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from initd.events import shellwords
-from initd.events.matchers import matcher
+from initd.events.claude import shellwords
+from initd.events.claude.matchers import matcher
 from tests.events.support import Workspace
 from tests.hooks.support import forget_session
 from tests.support.attack import Agent, agent_script
@@ -296,7 +296,7 @@ def test_a_path_rule_runs_its_hook_when_the_path_is_left_out(tool: str,
                                                               tool_input: object) -> None:
     """Invariant 12: a field the format always sends, left out or not text, is never a
     reason to skip a guard (Edit(*.env) on a Write without file_path once did)."""
-    from initd.events.matchers import rule_matches
+    from initd.events.claude.matchers import rule_matches
 
     rule = "Read(*.env)" if tool == "Read" else "Edit(*.env)"
     assert rule_matches(rule, {"tool_name": tool, "tool_input": tool_input}, "/ws", "/home")

@@ -44,6 +44,7 @@ class Call(NamedTuple):
     limits: Limits  # the hook's own over the image's
     pipelines: dict[str, dict[str, Any]]  # spawn's child pipelines, by name
     log: Logger
+    stdin: dict[str, Any]  # the event as the hook reads it on stdin (its Dialect.stdin)
 
     def lookup(self, kind: str, name: str) -> Any:
         """A placeholder's value: ``{{name}}`` from the payload (or the table, in lower

@@ -37,10 +37,8 @@ def headers(spec: HttpHook, env: dict[str, str]) -> dict[str, str]:
 
 
 def send(call: Call, spec: HttpHook) -> ActionResult:
-    from initd.events.actions.process import event_input
-
     started = time.monotonic()
-    body = json.dumps(event_input(call)).encode()
+    body = json.dumps(call.stdin).encode()
     parts = urllib.parse.urlsplit(spec.url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else \
         http.client.HTTPConnection

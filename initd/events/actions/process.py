@@ -8,8 +8,6 @@ stops the whole group (hooks/runner.capture)."""
 from __future__ import annotations
 
 import json
-import os
-import re
 import time
 from collections.abc import Sequence
 
@@ -69,45 +67,6 @@ def git_push(call: Call, spec: GitPush) -> ActionResult:
     return run_process(call, ["git", "push", spec.remote, branch], git=True)
 
 
-def event_input(call: Call) -> dict[str, object]:
-    """The event as a hook reads it on stdin: the payload, and the fields every format's
-    hooks may rely on (AutoAgent: eventName, sessionId, workspace, timestamp), initd's
-    own winning over a payload's."""
-    name = call.event
-    if call.hook.dialect in ("autoagent", "claude"):  # its own name: hooks.PreToolUse[0]…
-        name = call.hook.key.split(".", 1)[-1].split("[", 1)[0] or name
-    if call.hook.dialect == "claude":  # Claude Code's fields: what the agent sent wins
-        return {**claude_fields(call, name), **call.payload}
-    return {**call.payload, "event": call.event, "eventName": name,
-            "sessionId": call.variables.get("SESSION"), "workspace": call.workspace,
-            "timestamp": call.variables.get("TIMESTAMP")}
-
-
-# The events whose input example in the reference carries permission_mode ("Not all events
-# receive this field. Check the JSON example in each hook event section.")
-PERMISSION_MODE_EVENTS = ("pre_tool", "post_tool", "post_tool_failure", "user_prompt_submit",
-                          "stop", "subagent_stop", "teammate_idle", "task_completed")
-
-
-def claude_fields(call: Call, name: str) -> dict[str, object]:
-    """The common input fields every Claude Code hook reads (the reference, "Common input
-    fields"), as initd knows them when the agent leaves them out: a guard that reads
-    ``d["transcript_path"]`` never crashes (and passes) on a missing key. The transcript is
-    where Claude Code keeps it (``~/.claude/projects/<cwd, each other character a
-    "-">/<session>.jsonl``); the mode is "default"."""
-    session = str(call.variables.get("SESSION") or "")
-    home = call.env.get("HOME") or os.path.expanduser("~")
-    project = re.sub(r"[^A-Za-z0-9]", "-", call.workspace)
-    fields: dict[str, object] = {
-        "session_id": session,
-        "transcript_path": os.path.join(home, ".claude", "projects", project,
-                                        f"{session}.jsonl"),
-        "cwd": call.workspace, "hook_event_name": name}
-    if call.event in PERMISSION_MODE_EVENTS:
-        fields["permission_mode"] = "default"
-    return fields
-
-
 def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = None,
          unknown: tuple[str, ...] = (), git: bool = False, session: bool = False
          ) -> ActionResult:
@@ -118,7 +77,7 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
     if too_big is not None:  # exec would fail (E2BIG): the hook's error, never a skip
         return ActionResult(Status.ERROR, error=f"could not start: {too_big}",
                             unknown=unknown, fails_closed=True)
-    stdin = json.dumps(event_input(call)).encode()
+    stdin = json.dumps(call.stdin).encode()
     started = time.monotonic()
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
                          timeout=call.hook.timeout, stdin=stdin, grace=call.grace,

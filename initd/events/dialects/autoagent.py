@@ -10,8 +10,12 @@ import json
 import os
 from typing import Any
 
-from initd.events.dialects.common import Collected, Fields, LoadError, read
-from initd.events.model import EventHook, GitCommit, GitPush, Shell
+from initd.events.actions import Call
+from initd.events.dialect import InitdRules, Where, initd_input, own_name
+from initd.events.loading import Collected, Fields, LoadError, read
+from initd.events.model import DialectName, EventHook, GitCommit, GitPush, Shell
+
+NAME = DialectName.AUTOAGENT
 
 DEFAULT_TIMEOUT_MS = 60_000
 COMMIT_MESSAGE = "Complete issue #{{issueNumber}}: {{issueTitle}}"
@@ -23,7 +27,7 @@ def workspace_file(workspace: str) -> str:
 
 
 def load(workspace: str, home: str) -> Collected:
-    found = Collected("autoagent")
+    found = Collected(NAME)
     by_event: dict[str, tuple[str, str, list[Any], bool]] = {}  # event -> (path, key, ..)
     for path, in_workspace in ((os.path.join(home, ".autoagent", "config.json"), False),
                                (workspace_file(workspace), True)):
@@ -46,7 +50,7 @@ def _hook(event: str, entry: object, path: str, key: str, in_workspace: bool) ->
     f = Fields(entry, path, key)
     kind = f.choice("type", TYPES, "command")
     common: dict[str, Any] = dict(
-        event=event, dialect="autoagent", source=path, key=key, wait=True,
+        event=event, dialect=NAME, source=path, key=key, wait=True,
         timeout=f.number("timeout", DEFAULT_TIMEOUT_MS / 1000, scale=1 / 1000),
         block=f.flag("blocking", False), on_error=f.choice("on_error", ("allow", "deny"),
                                                            "allow"),
@@ -103,3 +107,24 @@ def set_auto(workspace: str, kind: str, enabled: bool) -> str:
     with place.open(create=True) as where:
         where.write(os.path.basename(path), (json.dumps(data, indent=2) + "\n").encode())
     return f"{'added' if enabled else 'removed'} the {kind} hook in PostExecutionEnd ({path})"
+
+
+class AutoAgent(InitdRules):
+    """initd's rules; its hooks read the event's name as the config writes it
+    (``PreToolUse``)."""
+
+    name = NAME
+    title = "AutoAgent"
+
+    def load(self, where: Where) -> Collected:
+        return load(where.workspace, where.home)
+
+    def files(self, where: Where) -> list[str]:
+        return [os.path.join(where.home, ".autoagent", "config.json"),
+                workspace_file(where.workspace)]
+
+    def stdin(self, call: Call) -> dict[str, Any]:
+        return initd_input(call, own_name(call))
+
+
+DIALECT = AutoAgent()

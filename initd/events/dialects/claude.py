@@ -4,7 +4,7 @@ image's), the user's ``~/.claude/settings.json``, the workspace's ``.claude/sett
 and ``.claude/settings.local.json`` (trust may be required for these two).
 
 ``{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command":
-"...", "timeout": 30}]}]}}``: an event, its matcher groups (matchers.py), their handlers.
+"...", "timeout": 30}]}]}}``: an event, its matcher groups (claude/matchers.py), their handlers.
 ``type: command`` runs as written by bash (the reference's default ``shell``; ``sh`` where
 the image has no bash, said once), or, with ``args``, as an argument vector without a
 shell; ``type: http`` POSTs the event to its ``url`` (actions/claudehttp.py); ``prompt``
@@ -29,9 +29,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from initd.errors import shown
-from initd.events import matchers
-from initd.events.dialects.common import Collected, Fields, LoadError
-from initd.events.model import Command, EventHook, Exec, HttpHook
+from initd.events.actions import ActionResult, Call
+from initd.events.claude import answers, matchers
+from initd.events.claude import input as claude_input
+from initd.events.dialect import Where, own_name
+from initd.events.loading import Collected, Fields, LoadError
+from initd.events.model import Command, DialectName, EventHook, Exec, HttpHook
+from initd.events.verdict import Decision, Verdict
+from initd.hooks.kinds import Event
+
+NAME = DialectName.CLAUDE
 
 MANAGED = "/etc/claude-code/managed-settings.json"
 # seconds, the reference's "Common fields": "Defaults: 600 for `command`, `http`, and
@@ -64,7 +71,7 @@ def files(workspace: str, home: str, managed: str = MANAGED) -> list[tuple[str, 
 
 
 def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
-    found = Collected("claude")
+    found = Collected(NAME)
     settings: list[tuple[str, str, dict[str, Any]]] = []
     for path, scope in files(workspace, home, managed):
         data = found.read(path, "json")
@@ -209,7 +216,7 @@ def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspac
         warnings += (f"{key}.if: {NAMES[event]} is not a tool event: this hook never runs "
                      "(as in Claude Code)",)
     return EventHook(
-        event=event, dialect="claude", source=path, key=key,
+        event=event, dialect=NAME, source=path, key=key,
         label=spec.url if isinstance(spec, HttpHook) else spec.command,
         spec=spec, timeout=timeout, wait=not background,
         workspace=in_workspace, warnings=warnings,
@@ -252,3 +259,32 @@ def _http(f: Fields) -> HttpHook:
     if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
         raise f.error("allowedEnvVars", "expected a list of variable names")
     return HttpHook(url, dict(headers), tuple(allowed))
+
+
+class Claude:
+    """Claude Code's own rules: its matched hooks run together, read the event on stdin
+    alone, and are read once per session; its answers mean what its reference says
+    (claude/answers.py)."""
+
+    name = NAME
+    title = "Claude Code"
+    together = True
+    stdin_only = True
+    snapshot = True
+
+    def load(self, where: Where) -> Collected:
+        return load(where.workspace, where.home)
+
+    def files(self, where: Where) -> list[str]:
+        return [path for path, _ in files(where.workspace, where.home)]
+
+    def stdin(self, call: Call) -> dict[str, Any]:
+        return claude_input.stdin(call, own_name(call))
+
+    def verdict(self, result: ActionResult, hook: EventHook, event: Event) -> Verdict:
+        said = answers.answer(result, hook.label, event, hook.on_error == "deny")
+        return Verdict(said.blocks, False, None if said.decision is None
+                       else Decision(said.decision), *said[2:])
+
+
+DIALECT = Claude()

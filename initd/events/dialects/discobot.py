@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import os
 
-from initd.events.dialects.common import Collected, Fields, named
-from initd.events.model import BLOCKABLE, EVERY, EventHook, Script, StandIn
+from initd.config import paths
+from initd.events.dialect import InitdRules, Where
+from initd.events.loading import Collected, Fields, named
+from initd.events.model import BLOCKABLE, EVERY, DialectName, EventHook, Script, StandIn
 from initd.hooks import discovery
 from initd.hooks.kinds import TYPES
 from initd.hooks.model import Hook
 
+NAME = DialectName.DISCOBOT
+
 
 def load(workspace: str, image_dir: str) -> Collected:
-    found = Collected()
+    found = Collected(NAME)
     discovered = discovery.for_workspace(workspace, image_dir)
     for problem in discovered.unread:  # a guard may be among what was not read
         found.unread.append(StandIn(problem.path, problem.reason, EVERY))
@@ -45,7 +49,7 @@ def standing(broken: discovery.Broken, image_dir: str) -> str | None:
 def _hook(hook: Hook, image_dir: str) -> EventHook:
     f = Fields(dict(hook.options), hook.path, f"front matter of hook {hook.name!r}")
     return EventHook(
-        event=hook.type, dialect="discobot", source=hook.path, key=f.key,
+        event=hook.type, dialect=NAME, source=hook.path, key=f.key,
         label=hook.name, spec=Script(hook.path, hook.id), timeout=hook.timeout,
         wait=True, when=f.condition("when"),
         on_failure=f.choice("on_failure", ("continue", "abort", "retry"), "continue"),
@@ -55,3 +59,28 @@ def _hook(hook: Hook, image_dir: str) -> EventHook:
         tool_name=f.names("tool_name"), pattern=(hook.pattern,) if hook.pattern else (),
         limits=hook.limits,
         workspace=hook.directory != image_dir)
+
+
+class Discobot(InitdRules):
+    """discobot scripts whose ``type`` is an event: initd's own rules."""
+
+    name = NAME
+    title = "discobot"
+
+    def load(self, where: Where) -> Collected:
+        return load(where.workspace, where.image_dir)
+
+    def files(self, where: Where) -> list[str]:
+        """The two hooks directories, and each script in them (one edited in place)."""
+        found = []
+        for directory in (where.image_dir, paths.workspace_hooks(where.workspace)):
+            found.append(directory)
+            try:
+                names, _ = discovery.listing(directory)  # (bounded, as discovery reads)
+            except OSError:
+                continue
+            found += [os.path.join(directory, n) for n in names]
+        return found
+
+
+DIALECT = Discobot()

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import os
 
-from initd.events.dialects.common import Collected, Fields, LoadError
-from initd.events.model import EventHook, Shell
+from initd.events.dialect import InitdRules, Where
+from initd.events.loading import Collected, Fields, LoadError
+from initd.events.model import DialectName, EventHook, Shell
+
+NAME = DialectName.ITERATR
 
 FILE = ".iteratr.hooks.yml"
 DEFAULT_TIMEOUT = 30.0
 
 
 def load(workspace: str) -> Collected:
-    found = Collected("iteratr")
+    found = Collected(NAME)
     path = os.path.join(workspace, FILE)
     data = found.read(path, "yaml")
     if data is None:
@@ -40,7 +43,21 @@ def _hook(event: str, entry: object, path: str, key: str) -> EventHook:
     f = Fields(entry, path, key)
     command = f.command("command")
     return EventHook(
-        event=event, dialect="iteratr", source=path, key=key,
+        event=event, dialect=NAME, source=path, key=key,
         label=command, spec=Shell(command),
         timeout=f.number("timeout", DEFAULT_TIMEOUT), wait=True,
         warnings=f.unknown())
+
+
+class Iteratr(InitdRules):
+    name = NAME
+    title = "iteratr"
+
+    def load(self, where: Where) -> Collected:
+        return load(where.workspace)
+
+    def files(self, where: Where) -> list[str]:
+        return [os.path.join(where.workspace, FILE)]
+
+
+DIALECT = Iteratr()

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import os
 
-from initd.events.dialects.common import Collected, Fields, LoadError, event_of, named
-from initd.events.model import EventHook, Shell
+from initd.events.dialect import InitdRules, Where
+from initd.events.loading import Collected, Fields, LoadError, event_of, named
+from initd.events.model import DialectName, EventHook, Shell
+
+NAME = DialectName.NYZHI
 
 DEFAULT_TIMEOUT = 30.0
 # nyzhi's "special exit codes": exit 2 is a rejection with feedback for team hooks
@@ -25,7 +28,7 @@ def files(workspace: str, home: str) -> list[tuple[str, bool]]:
 
 
 def load(workspace: str, home: str) -> Collected:
-    found = Collected("nyzhi")
+    found = Collected(NAME)
     for path, in_workspace in files(workspace, home):
         data = found.read(path, "toml")
         if data is None:
@@ -56,10 +59,24 @@ def _hook(entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
         raise f.error("block", f"{event.name} cannot be blocked (only "
                       "pre_tool, teammate_idle, task_completed and the Pre*/Stop events can)")
     return EventHook(
-        event=event.name, dialect="nyzhi", source=path, key=key,
+        event=event.name, dialect=NAME, source=path, key=key,
         label=command, spec=Shell(command),
         timeout=f.number("timeout", DEFAULT_TIMEOUT), wait=True, block=block,
         exit2_blocks=event.name in EXIT2_EVENTS,
         on_error=f.choice("on_error", ("allow", "deny"), "allow"),
         tool_name=f.names("tool_name"), pattern=f.names("pattern"),
         workspace=in_workspace, warnings=f.unknown())
+
+
+class Nyzhi(InitdRules):
+    name = NAME
+    title = "nyzhi"
+
+    def load(self, where: Where) -> Collected:
+        return load(where.workspace, where.home)
+
+    def files(self, where: Where) -> list[str]:
+        return [path for path, _ in files(where.workspace, where.home)]
+
+
+DIALECT = Nyzhi()

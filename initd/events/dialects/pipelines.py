@@ -11,8 +11,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from initd.events.dialects.common import Collected, Fields, LoadError
-from initd.events.model import EventHook, Shell, Spawn, Webhook
+from initd.events.dialect import InitdRules, Where
+from initd.events.loading import Collected, Fields, LoadError
+from initd.events.model import DialectName, EventHook, Shell, Spawn, Webhook
+
+NAME = DialectName.PIPELINES
 
 STAGE_FILES = ("pipeline.yaml", "loop.yaml", "stage.yaml")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -28,7 +31,7 @@ def global_file(home: str) -> str:
 
 
 def load(workspace: str, home: str) -> Collected:
-    found = Collected("pipelines")
+    found = Collected(NAME)
     documents: list[tuple[str, dict[str, Any], bool]] = []
     for path, in_workspace in [(global_file(home), False),
                                *((os.path.join(workspace, name), True) for name in STAGE_FILES)]:
@@ -85,7 +88,7 @@ def _action(event: str, data: object, path: str, key: str, stage: str | None,
     defaults = DEFAULTS[kind]
     on_failure = f.choice("on_failure", ("continue", "abort", "retry"), "continue")
     common: dict[str, Any] = dict(
-        event=event, dialect="pipelines", source=path, key=key, stage=stage,
+        event=event, dialect=NAME, source=path, key=key, stage=stage,
         wait=f.flag("await", defaults["wait"]), when=f.condition("when"),
         timeout=f.number("timeout", defaults["timeout"]), on_failure=on_failure,
         retries=int(f.number("retries", defaults["retries"], positive=False, whole=True)),
@@ -112,3 +115,18 @@ def _action(event: str, data: object, path: str, key: str, stage: str | None,
                    on_timeout=f.choice("on_timeout", ("abort", "continue"), "abort"))
     return EventHook(label=f"{spec.method} {url}", spec=spec,
                      warnings=f.unknown(), **common)
+
+
+class Pipelines(InitdRules):
+    name = NAME
+    title = "agent-pipelines"
+
+    def load(self, where: Where) -> Collected:
+        return load(where.workspace, where.home)
+
+    def files(self, where: Where) -> list[str]:
+        return [global_file(where.home),
+                *(os.path.join(where.workspace, name) for name in STAGE_FILES)]
+
+
+DIALECT = Pipelines()

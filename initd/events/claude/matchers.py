@@ -43,7 +43,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from initd.events import wildcards
+from initd.events.claude import wildcards
 
 if TYPE_CHECKING:
     import re2
@@ -207,7 +207,7 @@ def _command_matches(content: str, command: str) -> bool:
     """Whether the rule matches the command as written (spaces collapsed), or any simple
     command in it, or what a wrapper in front of one runs; True when the command cannot
     be read (the hook runs: fail closed)."""
-    from initd.events import wrappers
+    from initd.events.claude import wrappers
 
     pattern = f"{content[:-2]} *" if content.endswith(":*") else content
     if wildcards.wildcard(pattern, " ".join(command.split())):

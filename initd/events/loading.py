@@ -10,6 +10,7 @@ from typing import Any
 
 from initd.errors import shown
 from initd.events import conditions, model
+from initd.events.model import DialectName
 from initd.hooks import kinds
 
 
@@ -181,7 +182,7 @@ class Collected:
     """What loading found: hooks, problems (one per broken hook or file), the stand-ins
     of the hooks that did not load, and the child pipelines ``spawn`` may name."""
 
-    def __init__(self, dialect: str = "discobot") -> None:
+    def __init__(self, dialect: DialectName = DialectName.DISCOBOT) -> None:
         self.dialect = dialect
         self.hooks: list[model.EventHook] = []
         self.problems: list[tuple[str, str, str]] = []  # (path, reason, "error"|"warning")

@@ -26,7 +26,7 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
-from initd.events.wildcards import HOLE, Segment
+from initd.events.claude.wildcards import HOLE, Segment
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import functools
 
-from initd.events import shellwords
-from initd.events.shellwords import Word
-from initd.events.wildcards import HOLE, Segment
+from initd.events.claude import shellwords
+from initd.events.claude.shellwords import Word
+from initd.events.claude.wildcards import HOLE, Segment
 
 WRAP_LIMIT = 16  # wrappers in front of one command
 Words = tuple[Word, ...]

@@ -1,0 +1,82 @@
+"""One Dialect protocol, as pre-commit has one Language: everything the engine asks of a
+hook format, so that nothing outside a dialect's own module asks which format a hook is
+in. A dialect loads its hooks (``load``), names the files that loading reads (``files``:
+a change to one is a reload), says what its hooks read on stdin (``stdin``) and what a
+result means (``verdict``), and answers three questions of its rules:
+
+- ``together``: its matched hooks all run, at once, even after one blocked (their blocks'
+  reasons are joined): Claude Code's;
+- ``stdin_only``: its hooks read the event on stdin alone, no payload field becomes a
+  variable in their environment, and a Stop's input says ``stop_hook_active``: Claude
+  Code's;
+- ``snapshot``: its hooks are read once, when the hook service starts, and a change takes
+  effect at its next start: Claude Code's ("captures a snapshot of hooks at startup").
+
+``InitdRules`` is what the formats without rules of their own share. The registry, in the
+order hooks run, is dialects/__init__.py's DIALECTS.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol
+
+from initd.events.actions import ActionResult, Call
+from initd.events.loading import Collected
+from initd.events.model import DialectName, EventHook
+from initd.events.verdict import Meaning, Verdict, initd_verdict
+from initd.hooks.kinds import Event
+
+
+class Where(NamedTuple):
+    """Where a dialect looks for its files."""
+
+    workspace: str
+    image_dir: str  # the image's hooks directory (/etc/initd/hooks.d)
+    home: str  # the agent user's home: its own config files (~/.config/nyzhi, ~/.claude)
+
+
+class Dialect(Meaning, Protocol):
+    name: DialectName
+    title: str  # the format's own name, for people: "Claude Code"
+    stdin_only: bool
+    snapshot: bool
+
+    def load(self, where: Where) -> Collected:
+        """Its hooks, and a problem (and a stand-in) for each one that did not load."""
+
+    def files(self, where: Where) -> list[str]:
+        """Every file ``load`` reads or could read."""
+
+    def stdin(self, call: Call) -> dict[str, Any]:
+        """The event as its hook reads it on stdin."""
+
+
+class InitdRules:
+    """initd's rules, for every format that has none of its own: the hooks of an event
+    run one after another, the first block ends it, the payload's fields are variables,
+    and a hook reads initd's common fields on stdin."""
+
+    together = False
+    stdin_only = False
+    snapshot = False
+
+    def stdin(self, call: Call) -> dict[str, Any]:
+        return initd_input(call, call.event)
+
+    def verdict(self, result: ActionResult, hook: EventHook, event: Event) -> Verdict:
+        return initd_verdict(result, hook, event)
+
+
+def initd_input(call: Call, name: str) -> dict[str, Any]:
+    """The payload and the fields every format's hooks may rely on (AutoAgent's:
+    eventName, sessionId, workspace, timestamp), initd's own winning over a payload's;
+    ``name`` is the event's name in the format's own words."""
+    return {**call.payload, "event": call.event, "eventName": name,
+            "sessionId": call.variables.get("SESSION"), "workspace": call.workspace,
+            "timestamp": call.variables.get("TIMESTAMP")}
+
+
+def own_name(call: Call) -> str:
+    """The event's name as the hook's file writes it: ``PreToolUse`` in
+    ``hooks.PreToolUse[0]``."""
+    return call.hook.key.split(".", 1)[-1].split("[", 1)[0] or call.event
