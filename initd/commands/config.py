@@ -12,8 +12,8 @@ from initd.errors import InitdError
 
 
 def config(argv: Sequence[str]) -> int:
+    from initd.config.problems import LoadError
     from initd.events.dialects import autoagent
-    from initd.events.loading import LoadError
 
     p = Parser(prog="initd config", description="AutoAgent's convenience commands: the "
                "built-in git hooks in .autoagent/config.json.")

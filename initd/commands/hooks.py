@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 from initd.commands.options import Parser, socket_option, table, workspace_option
 from initd.config import log, paths, settings
+from initd.config.problems import ERROR
 from initd.errors import InitdError, UsageError, one_line, shown
 from initd.hooks import discovery, model
 from initd.process import users
 from initd.service import views
-from initd.state import jsonview
 
 if TYPE_CHECKING:
     from initd.devcontainer.config import Config
@@ -121,9 +121,8 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool,
         print(json.dumps({
             "hooks": [views.hook(hook) for hook in found.hooks if not hook.is_event],
             "events": [views.event_hook(hook) for hook in events.hooks],
-            "skipped": [jsonview.view(p) for p in found.problems],
-            "problems": [{"path": path, "reason": reason, "severity": severity}
-                         for path, reason, severity in events.problems],
+            "skipped": [views.skipped(p) for p in found.problems],
+            "problems": [views.config_problem(p) for p in events.problems],
             "devcontainer": devcontainer_view(*dev) if dev else None}, indent=2,
             default=str))
         return 0
@@ -148,10 +147,8 @@ def list_hooks(found: discovery.Found, events: Collected, as_json: bool,
         rows += [(h.event, h.dialect, h.action, " ".join(_details(h)), h.label, h.where)
                  for h in events.hooks]
         table(rows)
-    for problem in found.problems:
-        print(f"{problem.severity}: {problem}")
-    for _, reason, severity in events.problems:
-        print(f"{severity}: {one_line(reason)}")
+    for problem in (*found.problems, *events.problems):
+        print(problem.line())
     if dev:
         list_devcontainer(*dev)
     return 0
@@ -190,7 +187,7 @@ def list_devcontainer(config: Config, agent: users.Account, enabled: bool) -> No
     if not enabled:
         print("note: devcontainer commands are off (--no-devcontainer, INITD_DEVCONTAINER=0)")
     for problem in config.problems:
-        print(f"{problem.severity}: {one_line(str(problem))}")
+        print(problem.line())
 
 
 def devcontainer_view(config: Config, agent: users.Account, enabled: bool
@@ -210,8 +207,7 @@ def devcontainer_view(config: Config, agent: users.Account, enabled: bool
         "timeout": config.timeout, "limits": config.limits.describe() or None,
         "containerEnv": dict(config.container_env), "remoteEnv": dict(config.remote_env),
         "notRun": list(config.ignored),
-        "problems": [{"path": p.path, "key": p.key, "reason": p.reason,
-                      "severity": p.severity} for p in config.problems]}
+        "problems": [views.problem(p) for p in config.problems]}
 
 
 def _details(hook: EventHook) -> list[str]:
@@ -234,13 +230,9 @@ def check(found: discovery.Found, events: Collected, dev: Config | None = None) 
     for hook in found.hooks:
         for warning in hook.warnings:
             print(f"warning: {one_line(hook.path)}: {one_line(warning)}")
-    for problem in found.errors:
-        print(f"error: {problem}")
-    errors = [reason for _, reason, severity in events.problems if severity == "error"]
-    for _, reason, severity in events.problems:
-        print(f"{severity}: {one_line(reason)}")
-    for trouble in dev.problems if dev else ():
-        print(f"{trouble.severity}: {one_line(str(trouble))}")
+    errors = [p for p in events.problems if p.severity == ERROR]
+    for problem in (*found.errors, *events.problems, *(dev.problems if dev else ())):
+        print(problem.line())
     dev_errors = len(dev.errors) if dev else 0
     commands = sum(len(s.commands) for s in dev.stages) if dev and not dev_errors else 0
     valid = len(found.hooks) + len(events.hooks) - sum(h.is_event for h in found.hooks)

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from initd.config import jsonc
+from initd.config.fields import Fields
+from initd.config.problems import ERROR, NOTE, WARNING, LoadError, Problem
 from initd.devcontainer import file
 from initd.devcontainer.env import SUPPORTED, Substitution, apply, own, resolve, unknown_variables
 from initd.devcontainer.model import (
@@ -23,17 +25,13 @@ from initd.devcontainer.model import (
     DEFAULT_PROBE,
     DEFAULT_TIMEOUT,
     DEFAULT_WAIT_FOR,
-    ERROR,
     KIND,
-    NOTE,
     ONCE,
     PROBES,
     STAGES,
     WAIT_FOR,
-    WARNING,
     Command,
     Config,
-    Problem,
     Stage,
 )
 from initd.devcontainer.users import Runner, runner_for, trust_entries
@@ -220,11 +218,11 @@ def _customizations(value: object, problem: Any) -> tuple[float, limits.Limits]:
         if key not in ("timeout", "limits"):
             problem(f"customizations.initd.{key}", "unknown key ignored (known: timeout, "
                     "limits)", WARNING)
-    timeout = mine.get("timeout", DEFAULT_TIMEOUT)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or \
-            not 0 < timeout < 10**9:
-        problem("customizations.initd.timeout", f"expected a number of seconds > 0, got "
-                f"{shown(timeout, 40)}")
+    try:
+        timeout = Fields(mine, "", "customizations.initd", nulls=False).number(
+            "timeout", DEFAULT_TIMEOUT, unit="seconds", below=10**9, width=40)
+    except LoadError as err:
+        problem(err.problem.key, err.problem.reason)
         timeout = DEFAULT_TIMEOUT
     try:
         lim = limits.parse(mine.get("limits"))

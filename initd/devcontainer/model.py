@@ -11,6 +11,7 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
+from initd.config.problems import ERROR, Problem
 from initd.devcontainer.env import Substitution
 from initd.hooks.model import Hook
 from initd.process import limits
@@ -29,18 +30,6 @@ PROBES = {"none": "", "interactiveShell": "-ic", "loginShell": "-lc",
 DEFAULT_PROBE = "loginInteractiveShell"
 DEFAULT_TIMEOUT = 1800.0  # seconds per command (customizations.initd.timeout)
 KIND = "devcontainer"  # the type its commands have in status.json
-ERROR, WARNING, NOTE = "error", "warning", "note"
-
-
-class Problem(NamedTuple):
-    path: str
-    key: str | None  # the key (``remoteEnv.PATH``), or None for the whole file
-    reason: str
-    severity: str = ERROR
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.key}: {self.reason}" if self.key else \
-            f"{self.path}: {self.reason}"
 
 
 class Command(NamedTuple):

@@ -4,19 +4,15 @@ errors that name the file, the hook and the key, and say what was expected."""
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from initd.config.fields import Fields
+from initd.config.problems import WARNING, LoadError, Problem
 from initd.errors import shown
 from initd.events import conditions, model
 from initd.events.model import DialectName
 from initd.hooks import kinds
-
-
-class LoadError(ValueError):
-    """A config file, or one hook in it, is wrong; the message says where and how."""
-
 
 CONFIG_LIMIT = 2**20  # a hook config is a few KiB; a bigger file is not read
 
@@ -35,9 +31,9 @@ def read(path: str, fmt: str) -> Any:
     except (FileNotFoundError, NotADirectoryError):
         return None
     except agentfs.Unsafe as err:  # says the path and why (over CONFIG_LIMIT, a FIFO)
-        raise LoadError(str(err)) from None
+        raise LoadError(str(err).removeprefix(f"{path}: "), path) from None
     except (OSError, UnicodeDecodeError) as err:
-        raise LoadError(f"{path}: cannot read: {err}") from None
+        raise LoadError(f"cannot read: {err}", path) from None
     try:
         if fmt == "yaml":
             from initd.config import safeyaml
@@ -49,23 +45,12 @@ def read(path: str, fmt: str) -> Any:
             return tomllib.loads(text)
         return json.loads(text)
     except Exception as err:  # yaml, toml and json each raise their own kind
-        raise LoadError(f"{path}: not valid {fmt.upper()}: {err}") from None
+        raise LoadError(f"not valid {fmt.upper()}: {err}", path) from None
 
 
-class Fields:
-    """One hook's fields, checked one by one; every error is ``file: key.field: …``."""
-
-    def __init__(self, data: object, source: str, key: str) -> None:
-        if not isinstance(data, Mapping):
-            raise LoadError(f"{source}: {key}: expected a mapping of fields, got "
-                            f"{type(data).__name__} {_short(data)}")
-        self.data = data
-        self.source = source
-        self.key = key
-        self.used: set[str] = set()
-
-    def error(self, name: str, message: str) -> LoadError:
-        return LoadError(f"{self.source}: {self.key}.{name}: {message}")
+class EventFields(Fields):
+    """An event hook's fields: the checker every format shares, and the two only event
+    hooks have (a templated command, a ``when`` condition)."""
 
     def command(self, name: str) -> str:
         """A shell command whose placeholders can all be filled (templates.check)."""
@@ -77,50 +62,6 @@ class Fields:
             raise self.error(name, problem)
         return command
 
-    def get(self, name: str) -> Any:
-        self.used.add(name)
-        return self.data.get(name)
-
-    def text(self, name: str, default: str | None = None, required: bool = False) -> Any:
-        value = self.get(name)
-        if value is None:
-            if required:
-                raise self.error(name, "required")
-            return default
-        if not isinstance(value, str) or (required and not value.strip()):
-            raise self.error(name, f"expected text, got {_short(value)}")
-        return value
-
-    def flag(self, name: str, default: bool) -> bool:
-        value = self.get(name)
-        if value is None:
-            return default
-        if not isinstance(value, bool):
-            raise self.error(name, f"expected true or false, got {_short(value)}")
-        return value
-
-    def number(self, name: str, default: float, scale: float = 1.0, positive: bool = True,
-               whole: bool = False) -> float:
-        value = self.get(name)
-        if value is None:
-            return default
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(
-            float(value)) and (value > 0 if positive else value >= 0)
-        if not ok or (whole and not isinstance(value, int)):
-            kind = "a whole number" if whole else "a number"
-            raise self.error(name, f"expected {kind} {'> 0' if positive else '>= 0'}, got "
-                             f"{_short(value)}")
-        return float(value) * scale
-
-    def choice(self, name: str, choices: Iterable[str], default: str) -> str:
-        value = self.get(name)
-        if value is None:
-            return default
-        options = tuple(choices)
-        if value not in options:
-            raise self.error(name, f"expected one of {', '.join(options)}, got {_short(value)}")
-        return str(value)
-
     def condition(self, name: str) -> conditions.Condition | None:
         value = self.get(name)
         if value is None:
@@ -129,30 +70,6 @@ class Fields:
             return conditions.parse(value)
         except conditions.ConditionError as err:
             raise self.error(name, f"bad condition {_short(value)}: {err}") from None
-
-    def names(self, name: str) -> tuple[str, ...]:
-        """A comma-separated list (``*.ts,*.tsx``), or a list."""
-        value = self.get(name)
-        if value is None:
-            return ()
-        items = value.split(",") if isinstance(value, str) else value
-        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-            raise self.error(name, f"expected text (comma-separated) or a list of texts, "
-                             f"got {_short(value)}")
-        return tuple(item.strip() for item in items if item.strip())
-
-    def mapping(self, name: str) -> dict[str, Any] | None:
-        value = self.get(name)
-        if value is None:
-            return None
-        if not isinstance(value, Mapping):
-            raise self.error(name, f"expected a mapping, got {_short(value)}")
-        return dict(value)
-
-    def unknown(self) -> tuple[str, ...]:
-        """Warnings for fields nobody asked for (a typo, usually)."""
-        return tuple(f"{self.key}: unknown key {shown(name, 40)} ignored" for name in self.data
-                     if name not in self.used)
 
 
 def named(name: object) -> str | None:
@@ -169,8 +86,8 @@ def event_of(name: object, source: str, key: str) -> kinds.Event:
     """The event a config names; an unknown name is an error where it is written."""
     event = kinds.resolve(name) if isinstance(name, str) else None
     if event is None:
-        raise LoadError(f"{source}: {key}: unknown event {_short(name)} (known: "
-                        f"{kinds.known()}, or an alias of one)")
+        raise LoadError(f"unknown event {_short(name)} (known: {kinds.known()}, or an "
+                        "alias of one)", source, key)
     return event
 
 
@@ -185,7 +102,7 @@ class Collected:
     def __init__(self, dialect: DialectName = DialectName.DISCOBOT) -> None:
         self.dialect = dialect
         self.hooks: list[model.EventHook] = []
-        self.problems: list[tuple[str, str, str]] = []  # (path, reason, "error"|"warning")
+        self.problems: list[Problem] = []
         # what did not load and may be an event hook (a hooks directory not read whole
         # too): an error on the events it may be on, blocking a blockable one (standins)
         self.unread: list[model.StandIn] = []
@@ -194,7 +111,7 @@ class Collected:
     def error(self, path: str, err: LoadError, event: str | None = model.BLOCKABLE) -> None:
         """A problem; unless ``event`` is None (plainly no event hook's), also a stand-in
         on ``event`` (BLOCKABLE: which one is not known)."""
-        self.problems.append((path, str(err), "error"))
+        self.problems.append(err.problem)
         if event is not None:
             self.unread.append(model.StandIn(path, str(err), event, self.dialect))
 
@@ -204,8 +121,8 @@ class Collected:
         or a value that is not a list (one entry may stand alone, with ``single``), is
         that entry's problem and the others go on."""
         if not isinstance(hooks, Mapping):
-            self.error(path, LoadError(f"{path}: hooks: expected a mapping of event: "
-                                       f"[{what}]"))
+            self.error(path, LoadError(f"expected a mapping of event: [{what}]", path,
+                                       "hooks"))
             return
         for name, entries in hooks.items():
             key = f"hooks.{name}"
@@ -217,7 +134,7 @@ class Collected:
             if single and isinstance(entries, dict | str):
                 entries = [entries]
             if not isinstance(entries, list):
-                self.error(path, LoadError(f"{path}: {key}: expected a list of {what}"),
+                self.error(path, LoadError(f"expected a list of {what}", path, key),
                            event=event.name)
                 continue
             yield event, key, entries
@@ -243,7 +160,7 @@ class Collected:
             return
         self.hooks.append(hook)
         for warning in hook.warnings:
-            self.problems.append((path, f"{path}: {warning}", "warning"))
+            self.problems.append(Problem(path, None, warning, WARNING))
 
     def extend(self, other: Collected) -> None:
         self.hooks += other.hooks

@@ -18,24 +18,15 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from initd.config import paths
-from initd.errors import one_line, shown
+from initd.config.problems import ERROR, NOTE, LoadError, Problem
+from initd.errors import shown
 from initd.hooks import frontmatter, model, workspacefiles
 from initd.hooks.model import Hook
 from initd.state import agentfs
 
-NOTE, ERROR = "note", "error"
 HEAD_LIMIT = frontmatter.HEAD_LIMIT  # of each file: the front matter must close within it
 MAX_ENTRIES = 1000  # of a directory's names, in order, read as hooks; the rest are not
 SCAN_LIMIT = 100_000  # names listed to find those (a directory the agent filled: bounded)
-
-
-class Problem(NamedTuple):
-    path: str
-    reason: str
-    severity: str  # NOTE: not a hook; ERROR: a broken hook
-
-    def __str__(self) -> str:
-        return f"{one_line(self.path)}: {one_line(self.reason)}"
 
 
 class Broken(NamedTuple):
@@ -82,7 +73,7 @@ def discover(directories: Sequence[str]) -> Found:
         except OSError as err:
             # (not "unread": an image's hooks directory only root may list holds
             # root's session hooks, which the agent's service has no business seeing)
-            problems.append(Problem(directory, f"cannot list the directory: {err.strerror}",
+            problems.append(Problem(directory, None, f"cannot list the directory: {err.strerror}",
                                     ERROR))
             continue
         if more:
@@ -91,7 +82,7 @@ def discover(directories: Sequence[str]) -> Found:
         for name in names:
             path = os.path.join(directory, name)
             if name.startswith("."):  # .gitkeep, editor swap files: never run
-                problems.append(Problem(path, "hidden file: never a hook", NOTE))
+                problems.append(Problem(path, None, "hidden file: never a hook", NOTE))
                 continue
             found, kind = _load(path, directory)
             if isinstance(found, Problem):
@@ -99,7 +90,7 @@ def discover(directories: Sequence[str]) -> Found:
                 if found.severity == ERROR:
                     broken.append(kind._replace(problem=found))
             elif found.id in by_id:
-                problems.append(Problem(found.path, f"hook id {shown(found.id)} is already "
+                problems.append(Problem(found.path, None, f"hook id {shown(found.id)} is already "
                                         f"used by {by_id[found.id]}; rename one of them",
                                         ERROR))
                 broken.append(Broken(problems[-1], found.type))
@@ -119,15 +110,15 @@ def load(path: str, directory: str) -> Hook | Problem:
 
 def _load(path: str, directory: str) -> tuple[Hook | Problem, Broken]:
     """load's, and what its problem is (a Broken, whose ``problem`` the caller sets)."""
-    nothing = Problem(path, "", ERROR)
+    nothing = Problem(path, None, "", ERROR)
     try:
         head, info = workspacefiles.read(path, HEAD_LIMIT)  # (a verb's guard: no link)
     except workspacefiles.Refused as err:
-        return Problem(path, err.why, NOTE), Broken(nothing)
+        return Problem(path, None, err.why, NOTE), Broken(nothing)
     except agentfs.Unsafe:
-        return Problem(path, "not a regular file", NOTE), Broken(nothing)
+        return Problem(path, None, "not a regular file", NOTE), Broken(nothing)
     except OSError as err:  # ELOOP for a symlink loop, ENOENT for a dangling link
-        return Problem(path, f"cannot read: {err.strerror}", ERROR), Broken(nothing,
+        return Problem(path, None, f"cannot read: {err.strerror}", ERROR), Broken(nothing,
                                                                              read=False)
     return _parse(path, directory, head, info)
 
@@ -140,9 +131,9 @@ def parse(path: str, directory: str, head: bytes, info: os.stat_result) -> Hook 
 def _parse(path: str, directory: str, head: bytes, info: os.stat_result
            ) -> tuple[Hook | Problem, Broken]:
     """parse's, and the file's ``type`` as written, as a Broken (None: none was read)."""
-    nothing = Broken(Problem(path, "", ERROR))
+    nothing = Broken(Problem(path, None, "", ERROR))
     if not stat.S_ISREG(info.st_mode):
-        return Problem(path, "not a regular file", NOTE), nothing
+        return Problem(path, None, "not a regular file", NOTE), nothing
     text = head.decode("utf-8", errors="replace")  # binary garbage simply has no front matter
     try:
         fields = frontmatter.parse(text)
@@ -150,20 +141,20 @@ def _parse(path: str, directory: str, head: bytes, info: os.stat_result
         message = str(err)
         if len(head) == HEAD_LIMIT and "never closed" in message:
             message += " (only a file's first 64 KiB are read for it)"
-        return Problem(path, f"front matter: {message}", ERROR), nothing
+        return Problem(path, None, f"front matter: {message}", ERROR), nothing
     if fields is None:
-        return Problem(path, "no front matter (---, #--- or //--- on line 1 or 2): "
+        return Problem(path, None, "no front matter (---, #--- or //--- on line 1 or 2): "
                        "not a hook", NOTE), nothing
     label, kind = _label(fields), nothing._replace(type=fields.get("type"))
     if not text.startswith("#!"):
-        return Problem(path, f"{label}no shebang on line 1 (e.g. #!/bin/sh), so it "
+        return Problem(path, None, f"{label}no shebang on line 1 (e.g. #!/bin/sh), so it "
                        "cannot be executed", ERROR), kind
     if not info.st_mode & 0o111:
-        return Problem(path, f"{label}not executable (chmod +x {path})", ERROR), kind
+        return Problem(path, None, f"{label}not executable (chmod +x {path})", ERROR), kind
     try:
         return model.validate(fields, path, directory, os.path.basename(path)), kind
-    except model.HookError as err:
-        return Problem(path, f"{label}{err}", ERROR), kind
+    except LoadError as err:  # a field (model.HookError too)
+        return Problem(path, None, f"{label}{err}", ERROR), kind
 
 
 def _label(fields: dict[str, object]) -> str:
@@ -192,7 +183,7 @@ def listing(directory: str) -> tuple[list[str], int]:
 
 def _overflow(directory: str, names: list[str], more: int) -> Problem:
     many = f"{MAX_ENTRIES + more}" + (" or more" if MAX_ENTRIES + more >= SCAN_LIMIT else "")
-    return Problem(directory, f"holds {many} entries: only the first {MAX_ENTRIES} in name "
+    return Problem(directory, None, f"holds {many} entries: only the first {MAX_ENTRIES} in name "
                    f"order are read as hooks (up to {shown(names[-1], 60)}); a hook among "
                    "the rest does not run (hooks are a few files: is this the right "
                    "directory?)", ERROR)

@@ -7,10 +7,11 @@ as root (discobot's Go init ran anything but the exact "user" as root, typos inc
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, NamedTuple
 
+from initd.config.fields import Fields
+from initd.config.problems import LoadError
 from initd.errors import shown
 from initd.hooks import kinds
 from initd.hooks.kinds import TYPES
@@ -29,7 +30,7 @@ ID = re.compile(r"[a-z0-9_-]{1,255}")  # what hook_id makes: a plain file name, 
 SCRIPT_EXTENSIONS = (".sh", ".bash", ".zsh", ".py", ".js", ".ts", ".rb", ".pl", ".php")
 
 
-class HookError(ValueError):
+class HookError(LoadError):
     """A field is wrong: the message names the key and what it expects."""
 
 
@@ -64,8 +65,12 @@ def hook_id(filename: str) -> str:
 
 
 def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -> Hook:
-    """Check ``fields`` (parsed front matter) and build the Hook, or raise HookError."""
-    kind = str(_text(fields, "type", required=True))
+    """Check ``fields`` (parsed front matter) and build the Hook, or raise HookError (a
+    LoadError) naming the key; the caller adds the file."""
+    f = Fields(fields, "", None, width=80, nulls=False, error=HookError)
+    kind = f.text("type", typed=True)
+    if kind is None:
+        raise f.error("type", "required")
     event = None
     if kind not in TYPES:
         event = kinds.resolve(kind)
@@ -85,14 +90,14 @@ def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -
         if run_as == "root":
             raise HookError("run_as: root is for blocking session hooks; a hook on an "
                             f"event ({kind}) runs as the agent user")
-    pattern = _text(fields, "pattern")
+    pattern = f.text("pattern", typed=True)
     if kind == "file" and not pattern:
         raise HookError("pattern: required for a file hook (e.g. pattern: \"*.go\")")
     if kind in ("session", "pre-commit") and pattern is not None:
         raise HookError(f"pattern: only file hooks take a pattern (this is a {kind} hook)")
     if "blocking" in fields and kind != "session":
         warnings.append(f"blocking: only session hooks use it; ignored on a {kind} hook")
-    blocking = _flag(fields, "blocking", True)
+    blocking = f.flag("blocking", True)
     if run_as == "root":
         _root_allowed(kind, blocking)
     ident = hook_id(filename)
@@ -101,15 +106,16 @@ def validate(fields: dict[str, Any], path: str, directory: str, filename: str) -
                         "([a-z0-9_-])")
     return Hook(
         id=ident,
-        name=_text(fields, "name") or filename,
+        name=f.text("name", typed=True) or filename,
         type=kind,
         path=path,
         directory=directory,
-        description=_text(fields, "description") or "",
+        description=f.text("description", typed=True) or "",
         run_as=run_as,
         pattern=pattern,
-        notify_llm=_flag(fields, "notify_llm", True),
-        timeout=_timeout(fields, kind),
+        notify_llm=f.flag("notify_llm", True),
+        timeout=f.number("timeout", DEFAULT_TIMEOUT.get(kind, EVENT_TIMEOUT), unit="seconds",
+                         width=40),
         blocking=blocking,
         limits=_limits(fields),
         warnings=tuple(warnings),
@@ -134,37 +140,8 @@ def _root_allowed(kind: str, blocking: bool) -> None:
                         "before the agent) or make it run_as: user")
 
 
-def _text(fields: dict[str, Any], key: str, required: bool = False) -> str | None:
-    value = fields.get(key)
-    if value is None:
-        if required:
-            raise HookError(f"{key}: required")
-        return None
-    if not isinstance(value, str):
-        raise HookError(f"{key}: expected text, got {type(value).__name__} {shown(value)}")
-    return value
-
-
-def _flag(fields: dict[str, Any], key: str, default: bool) -> bool:
-    value = fields.get(key, default)
-    if not isinstance(value, bool):
-        raise HookError(f"{key}: expected true or false, got {shown(value)}")
-    return value
-
-
 def _limits(fields: dict[str, Any]) -> Limits:
     try:
         return limits.parse(fields.get("limits"))
     except limits.LimitError as err:
         raise HookError(str(err)) from None
-
-
-def _timeout(fields: dict[str, Any], kind: str) -> float:
-    value = fields.get("timeout", DEFAULT_TIMEOUT.get(kind, EVENT_TIMEOUT))
-    try:
-        seconds = float(value) if isinstance(value, int | float) else math.nan
-    except OverflowError:  # an integer of 400 digits
-        seconds = math.inf
-    if isinstance(value, bool) or not 0 < seconds < math.inf:
-        raise HookError(f"timeout: expected a number of seconds > 0, got {shown(value, 40)}")
-    return seconds

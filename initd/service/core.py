@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from initd.config.problems import Problem
 from initd.errors import InitdError
 from initd.events import wiring
 from initd.events.engine import Engine
@@ -59,7 +60,7 @@ class HookService:
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
-        self._said: set[discovery.Problem] = set()  # (_unread)
+        self._said: set[Problem] = set()  # (_unread)
 
     def discover(self) -> Found:
         """Re-read on every call: hooks added or edited since are picked up at once."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from initd.config.problems import Problem
 from initd.events.model import EventHook
 from initd.hooks.discovery import Found
 from initd.hooks.filehooks import Ran
@@ -30,7 +31,27 @@ def event_hook(found: EventHook) -> dict[str, Any]:
 def hooks(found: Found) -> dict[str, Any]:
     """``GET /v1/hooks``: every discobot hook, and every file that is not one."""
     return {"hooks": [hook(h) for h in found.hooks],
-            "skipped": [jsonview.view(problem) for problem in found.problems]}
+            "skipped": [skipped(problem) for problem in found.problems]}
+
+
+# One Problem, three shapes, each an answer's as API 2.0.0 (and ``initd hooks list
+# --json``) has always given it: a skipped file's reason names its key; a hook config's
+# reason is the whole line; devcontainer.json's has the key apart.
+
+def skipped(found: Problem) -> dict[str, Any]:
+    """A file in a hooks directory that is no hook, or a broken one."""
+    return {"path": found.path, "reason": found.reason, "severity": found.severity}
+
+
+def config_problem(found: Problem) -> dict[str, Any]:
+    """A problem of a hook config (iteratr's, nyzhi's, …): the reason is the whole line."""
+    return {"path": found.path, "reason": found.text, "severity": found.severity}
+
+
+def problem(found: Problem) -> dict[str, Any]:
+    """A problem with its key apart (devcontainer.json's)."""
+    return {"path": found.path, "key": found.key, "reason": found.reason,
+            "severity": found.severity}
 
 
 def ran(one: Ran) -> dict[str, Any]:

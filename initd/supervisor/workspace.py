@@ -11,6 +11,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from initd.config import log, paths, settings
+from initd.config.problems import ERROR
 from initd.errors import InitdError
 from initd.process import users
 from initd.supervisor.sigchan import SignalChannel
@@ -64,7 +65,7 @@ def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook,
         found = discovery.for_workspace(config.workspace, config.hooks_dir)
         fields["hooks"] = len(found.hooks)
     for problem in found.problems:
-        report = logger.warning if problem.severity == discovery.ERROR else logger.info
+        report = logger.warning if problem.severity == ERROR else logger.info
         report("hook file skipped", file=problem.path, reason=problem.reason)
     for hook in found.hooks:
         for warning in hook.warnings:

@@ -568,7 +568,7 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
     found = claude.load(str(ws), str(home), str(tmp_path / "no-managed.json"))
     assert [h.label for h in found.hooks] == ["good one", "good two", "good three"]
     p, h = str(path), "hooks.PreToolUse[0].hooks"
-    errors = [reason for _, reason, severity in found.problems if severity == "error"]
+    errors = [p.text for p in found.problems if p.severity == "error"]
     served = ", ".join(claude.EVENTS)
     assert errors == [
         f"{p}: hooks.PreToolUsee: unknown Claude Code hook event 'PreToolUsee' (initd "
@@ -598,7 +598,7 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
         "\"command\", \"command\": ...}])",
         f"{p}: hooks.Stop: expected a list of matcher groups ([{{\"matcher\": ..., "
         "\"hooks\": [...]}])"]
-    warnings = [reason for _, reason, severity in found.problems if severity == "warning"]
+    warnings = [p.text for p in found.problems if p.severity == "warning"]
     assert warnings == [
         f"{p}: hooks.PreToolUse[4].hooks[0]: unknown key 'colour' ignored",
         f"{p}: hooks.UserPromptSubmit[0].matcher: UserPromptSubmit has no matcher: ignored "
@@ -631,8 +631,8 @@ def test_files_their_order_scope_and_policy(tmp_path: Path, managed: dict[str, A
     assert [(h.label, h.workspace, h.timeout) for h in found.hooks] == [
         (scope, scope in ("project", "local"), 600.0) for scope in runs]
     assert len(found.problems) == 4 - len(runs)  # a warning for each file not run
-    assert all("not run (disableAllHooks or allowManagedHooksOnly)" in reason
-               for _, reason, _ in found.problems)
+    assert all("not run (disableAllHooks or allowManagedHooksOnly)" in p.text
+               for p in found.problems)
 
 
 HOSTILE = ["symlink to a root-only file", "fifo", "5 MB", "invalid JSON", "a list",
@@ -682,7 +682,7 @@ def test_a_hostile_settings_file_is_a_problem_and_the_other_hooks_run(
     assert out["results"][2]["status"] == "blocked" and out["blocked"]
     assert out["results"][2]["error"] == expected
     assert cc.engine is not None
-    problems = [reason for _, reason, _ in cc.engine.cache.get().problems]
+    problems = [p.text for p in cc.engine.cache.get().problems]
     assert problems == [expected]
     assert "SECRET-TOKEN" not in json.dumps(problems)
 
@@ -729,7 +729,7 @@ def test_without_bash_commands_run_with_sh_and_one_warning_says_so(
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # a PATH with no bash on it
     found = claude.load(str(ws), str(home), str(tmp_path / "no-managed.json"))
     assert [h.spec.shell for h in found.hooks] == ["sh", "sh", "bash"]  # type: ignore[union-attr]
-    assert [reason for _, reason, _ in found.problems] == [claude.NO_BASH]
+    assert [p.text for p in found.problems] == [claude.NO_BASH]
     monkeypatch.undo()
     found = claude.load(str(ws), str(home), str(tmp_path / "no-managed.json"))
     assert [h.spec.shell for h in found.hooks] == ["bash", "bash", "bash"]  # type: ignore[union-attr]

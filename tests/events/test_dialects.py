@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from initd.config.problems import LoadError
 from initd.events import dialects
 from initd.events.dialects import autoagent, iteratr, nyzhi, pipelines
-from initd.events.loading import LoadError
 from tests.hooks.support import add_hook
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -37,7 +37,7 @@ def put(path: Path, text: str) -> Path:
 
 
 def errors(found: dialects.Collected) -> list[str]:
-    return [reason for _, reason, severity in found.problems if severity == "error"]
+    return [p.text for p in found.problems if p.severity == "error"]
 
 
 # --- iteratr

@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
+from initd.config.problems import Problem
 from initd.events import answers, execsize, variables
 from initd.events.actions import ActionResult, Status
 from initd.events.dialects import claude
 from initd.events.dialects.discobot import standing
 from initd.events.model import BLOCKABLE, EVERY, StandIn
 from initd.hooks import discovery
-from initd.hooks.discovery import Broken, Problem
+from initd.hooks.discovery import Broken
 from tests.events.support import Workspace
 
 RM = {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}
@@ -43,16 +44,16 @@ WS_FILE, IMAGE_FILE = "/ws/.discobot/hooks/10-x.sh", "/etc/initd/hooks.d/10-x.sh
 
 
 @pytest.mark.parametrize(("broken", "on"), [
-    (Broken(Problem(WS_FILE, "", "error"), "pre_tool"), "pre_tool"),
-    (Broken(Problem(WS_FILE, "", "error"), "PreToolUse"), "pre_tool"),  # an alias
-    (Broken(Problem(WS_FILE, "", "error"), "session"), None),  # plainly no event hook
-    (Broken(Problem(WS_FILE, "", "error"), "pre-commit"), None),
-    (Broken(Problem(WS_FILE, "", "error"), "pre_tol"), None),  # no event: check says so
-    (Broken(Problem(WS_FILE, "", "error")), BLOCKABLE),  # no type, or did not parse
-    (Broken(Problem(WS_FILE, "", "error"), ["pre_tool"]), BLOCKABLE),
-    (Broken(Problem(WS_FILE, "", "error"), read=False), BLOCKABLE),
-    (Broken(Problem(IMAGE_FILE, "", "error"), read=False), None),  # root's own, unreadable
-    (Broken(Problem(IMAGE_FILE, "", "error")), BLOCKABLE),
+    (Broken(Problem(WS_FILE, None, "", "error"), "pre_tool"), "pre_tool"),
+    (Broken(Problem(WS_FILE, None, "", "error"), "PreToolUse"), "pre_tool"),  # an alias
+    (Broken(Problem(WS_FILE, None, "", "error"), "session"), None),  # plainly no event hook
+    (Broken(Problem(WS_FILE, None, "", "error"), "pre-commit"), None),
+    (Broken(Problem(WS_FILE, None, "", "error"), "pre_tol"), None),  # no event: check says so
+    (Broken(Problem(WS_FILE, None, "", "error")), BLOCKABLE),  # no type, or did not parse
+    (Broken(Problem(WS_FILE, None, "", "error"), ["pre_tool"]), BLOCKABLE),
+    (Broken(Problem(WS_FILE, None, "", "error"), read=False), BLOCKABLE),
+    (Broken(Problem(IMAGE_FILE, None, "", "error"), read=False), None),  # root's own, unreadable
+    (Broken(Problem(IMAGE_FILE, None, "", "error")), BLOCKABLE),
 ])
 def test_what_a_broken_hook_file_stands_in_on(broken: Broken, on: str | None) -> None:
     assert standing(broken, "/etc/initd/hooks.d") == on

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from initd.config.problems import ERROR, NOTE, WARNING, Problem
 from initd.devcontainer import config as devcontainer
 from initd.devcontainer import lifecycle
-from initd.devcontainer.config import ERROR, NOTE, WARNING, Config, Problem
+from initd.devcontainer.config import Config
 from initd.process import users
 
 

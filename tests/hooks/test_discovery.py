@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from initd.config import paths
+from initd.config.problems import ERROR, NOTE, Problem
 from initd.hooks import discovery
-from initd.hooks.discovery import ERROR, NOTE, Found, Problem
+from initd.hooks.discovery import Found
 from initd.hooks.model import Hook
 
 MB = 1024 * 1024
@@ -385,7 +386,7 @@ def test_everything_at_once(tmp_path: Path, hooks: Path) -> None:
 
 def test_problem_str_includes_the_path() -> None:
     """Problem lines read 'path: reason' so the user knows which file to fix."""
-    p = Problem("/ws/.discobot/hooks/x.sh", "not executable", ERROR)
+    p = Problem("/ws/.discobot/hooks/x.sh", None, "not executable", ERROR)
     assert str(p) == "/ws/.discobot/hooks/x.sh: not executable"
 
 

@@ -10,9 +10,10 @@ import json
 import os
 from typing import Any
 
+from initd.config.problems import LoadError
 from initd.events.actions import Call
 from initd.events.dialect import InitdRules, Where, initd_input, own_name
-from initd.events.loading import Collected, Fields, LoadError, read
+from initd.events.loading import Collected, EventFields, read
 from initd.events.model import DialectName, EventHook, GitCommit, GitPush, Shell
 
 NAME = DialectName.AUTOAGENT
@@ -47,7 +48,7 @@ def load(workspace: str, home: str) -> Collected:
 
 
 def _hook(event: str, entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
-    f = Fields(entry, path, key)
+    f = EventFields(entry, path, key)
     kind = f.choice("type", TYPES, "command")
     common: dict[str, Any] = dict(
         event=event, dialect=NAME, source=path, key=key, wait=True,
@@ -79,10 +80,10 @@ def set_auto(workspace: str, kind: str, enabled: bool) -> str:
     if data is None:
         data = {}
     if not isinstance(data, dict) or not isinstance(data.setdefault("hooks", {}), dict):
-        raise LoadError(f"{path}: expected an object with a hooks object")
+        raise LoadError("expected an object with a hooks object", path)
     entries = data["hooks"].setdefault("PostExecutionEnd", [])
     if not isinstance(entries, list):
-        raise LoadError(f"{path}: hooks.PostExecutionEnd: expected a list of hooks")
+        raise LoadError("expected a list of hooks", path, "hooks.PostExecutionEnd")
     present = [e for e in entries if isinstance(e, dict) and e.get("type") == kind]
     if enabled == bool(present):
         return f"{kind} hook already {'in' if enabled else 'absent from'} PostExecutionEnd"

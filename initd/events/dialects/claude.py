@@ -28,12 +28,13 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
+from initd.config.problems import WARNING, LoadError, Problem
 from initd.errors import shown
 from initd.events.actions import ActionResult, Call
 from initd.events.claude import answers, matchers
 from initd.events.claude import input as claude_input
 from initd.events.dialect import Where, own_name
-from initd.events.loading import Collected, Fields, LoadError
+from initd.events.loading import Collected, EventFields
 from initd.events.model import Command, DialectName, EventHook, Exec, HttpHook
 from initd.events.verdict import Decision, Verdict
 from initd.hooks.kinds import Event
@@ -78,8 +79,8 @@ def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
         if data is None:
             continue
         if not isinstance(data, dict):
-            found.error(path, LoadError(f"{path}: expected a JSON object (Claude Code's "
-                                        f"settings), got {shown(data, 40)}"))
+            found.error(path, LoadError("expected a JSON object (Claude Code's settings), "
+                                        f"got {shown(data, 40)}", path))
             continue
         settings.append((path, scope, data))
     shell = "bash" if shutil.which("bash") else "sh"
@@ -88,14 +89,14 @@ def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
         if hooks is None:
             continue
         if not isinstance(hooks, Mapping):
-            found.error(path, LoadError(f"{path}: hooks: expected a mapping of event name: "
-                                        f"[matcher groups], got {shown(hooks, 40)}"))
+            found.error(path, LoadError("expected a mapping of event name: [matcher groups], "
+                                        f"got {shown(hooks, 40)}", path, "hooks"))
             continue
         for name, groups in hooks.items():
             _event(found, path, scope in ("project", "local"), workspace, home, name,
                    groups, shell)
     if shell == "sh" and any(isinstance(h.spec, Command) for h in found.hooks):
-        found.problems.append((MANAGED, NO_BASH, "warning"))  # said once, at load
+        found.problems.append(Problem("", None, NO_BASH, WARNING))  # said once, at load
     ends = [h.timeout for h in found.hooks if h.event == "session_end"]
     if ends:  # one budget for all of SessionEnd's hooks (they run together)
         budget = min(SESSION_END_LIMIT, max(ends))
@@ -127,8 +128,8 @@ def _enabled(found: Collected, settings: list[tuple[str, str, dict[str, Any]]]
             off = {"user", "project", "local"} if by == "user" else {"project", "local"}
     for path, scope, data in settings:
         if scope in off and data.get("hooks"):
-            found.problems.append((path, f"{path}: hooks: not run (disableAllHooks or "
-                                   "allowManagedHooksOnly)", "warning"))
+            found.problems.append(Problem(path, "hooks", "not run (disableAllHooks or "
+                                          "allowManagedHooksOnly)", WARNING))
     return [entry for entry in settings if entry[1] not in off]
 
 
@@ -137,16 +138,16 @@ def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home
     key = f"hooks.{name}"
     event = EVENTS.get(name) if isinstance(name, str) else None
     if event is None:  # (an event initd never fires, PermissionRequest: no stand-in)
-        found.error(path, LoadError(f"{path}: {key}: unknown Claude Code hook event "
-                                    f"{shown(name, 40)} (initd serves: "
-                                    f"{', '.join(EVENTS)})"), event=None)
+        found.error(path, LoadError(f"unknown Claude Code hook event {shown(name, 40)} "
+                                    f"(initd serves: {', '.join(EVENTS)})", path, key),
+                    event=None)
         return
     # a group or hook initd cannot load (a matcher RE2 cannot run, a "prompt" hook, a
     # shell initd does not offer) stands in on its event: an error, which blocks a
     # blockable one (invariant 12), never a guard that is simply not there
     if not isinstance(groups, list):
-        found.error(path, LoadError(f"{path}: {key}: expected a list of matcher groups "
-                                    '([{"matcher": ..., "hooks": [...]}])'), event)
+        found.error(path, LoadError('expected a list of matcher groups ([{"matcher": ..., '
+                                    '"hooks": [...]}])', path, key), event)
         return
     for index, group in enumerate(groups):
         gkey = f"{key}[{index}]"
@@ -156,7 +157,7 @@ def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home
             found.error(path, err, event)
             continue
         for warning in warnings:
-            found.problems.append((path, f"{path}: {warning}", "warning"))
+            found.problems.append(Problem(path, None, warning, WARNING))
         for at, handler in enumerate(handlers):
             found.hook(path, _hook, event, handler, path, f"{gkey}.hooks[{at}]", text,
                        in_workspace, workspace, home, shell, event=event)
@@ -164,7 +165,7 @@ def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home
 
 def _group(event: str, group: object, path: str, key: str
            ) -> tuple[str, list[Any], tuple[str, ...]]:
-    f = Fields(group, path, key)
+    f = EventFields(group, path, key)
     text = f.text("matcher", "")
     handlers = f.get("hooks")
     if not isinstance(handlers, list):
@@ -183,7 +184,7 @@ def _group(event: str, group: object, path: str, key: str
 
 def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspace: bool,
           workspace: str, home: str, shell: str = "bash") -> EventHook:
-    f = Fields(entry, path, key)
+    f = EventFields(entry, path, key)
     kind = f.get("type")
     if kind is None:
         raise f.error("type", 'required ("command" or "http")')
@@ -223,7 +224,7 @@ def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspac
         matcher=matchers.matcher(event, text, rule, workspace, home))
 
 
-def _command(f: Fields, workspace: str, shell: str) -> Command | Exec:
+def _command(f: EventFields, workspace: str, shell: str) -> Command | Exec:
     """Shell form (``sh -c``-like, by ``shell``), or exec form when ``args`` is present:
     "``command`` as an executable on ``PATH`` ... spawns it directly with ``args`` as the
     argument vector", placeholders substituted as plain strings."""
@@ -245,7 +246,7 @@ def _placeholders(workspace: str) -> Any:
     return fill
 
 
-def _http(f: Fields) -> HttpHook:
+def _http(f: EventFields) -> HttpHook:
     url = f.text("url", required=True)
     if not url.startswith(("http://", "https://")):
         raise f.error("url", f"expected an http:// or https:// URL, got {shown(url, 60)}")

@@ -8,7 +8,7 @@ import os
 
 from initd.config import paths
 from initd.events.dialect import InitdRules, Where
-from initd.events.loading import Collected, Fields, named
+from initd.events.loading import Collected, EventFields, named
 from initd.events.model import BLOCKABLE, EVERY, DialectName, EventHook, Script, StandIn
 from initd.hooks import discovery
 from initd.hooks.kinds import TYPES
@@ -47,9 +47,10 @@ def standing(broken: discovery.Broken, image_dir: str) -> str | None:
 
 
 def _hook(hook: Hook, image_dir: str) -> EventHook:
-    f = Fields(dict(hook.options), hook.path, f"front matter of hook {hook.name!r}")
+    key = f"front matter of hook {hook.name!r}"
+    f = EventFields(dict(hook.options), hook.path, key)
     return EventHook(
-        event=hook.type, dialect=NAME, source=hook.path, key=f.key,
+        event=hook.type, dialect=NAME, source=hook.path, key=key,
         label=hook.name, spec=Script(hook.path, hook.id), timeout=hook.timeout,
         wait=True, when=f.condition("when"),
         on_failure=f.choice("on_failure", ("continue", "abort", "retry"), "continue"),

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 
+from initd.config.problems import LoadError
 from initd.events.dialect import InitdRules, Where
-from initd.events.loading import Collected, Fields, LoadError
+from initd.events.loading import Collected, EventFields
 from initd.events.model import DialectName, EventHook, Shell
 
 NAME = DialectName.ITERATR
@@ -24,10 +25,10 @@ def load(workspace: str) -> Collected:
     if data is None:
         return found
     if not isinstance(data, dict):
-        found.error(path, LoadError(f"{path}: expected a mapping with version and hooks"))
+        found.error(path, LoadError("expected a mapping with version and hooks", path))
         return found
     if data.get("version", 1) != 1:
-        found.error(path, LoadError(f"{path}: version: expected 1, got {data['version']!r}"))
+        found.error(path, LoadError(f"expected 1, got {data['version']!r}", path, "version"))
         return found
     for event, key, entries in found.events(path, data.get("hooks") or {}, "hooks",
                                             single=True):
@@ -40,7 +41,7 @@ def load(workspace: str) -> Collected:
 def _hook(event: str, entry: object, path: str, key: str) -> EventHook:
     if isinstance(entry, str):
         entry = {"command": entry}
-    f = Fields(entry, path, key)
+    f = EventFields(entry, path, key)
     command = f.command("command")
     return EventHook(
         event=event, dialect=NAME, source=path, key=key,

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 
+from initd.config.problems import LoadError
 from initd.events.dialect import InitdRules, Where
-from initd.events.loading import Collected, Fields, LoadError, event_of, named
+from initd.events.loading import Collected, EventFields, event_of, named
 from initd.events.model import DialectName, EventHook, Shell
 
 NAME = DialectName.NYZHI
@@ -37,8 +38,8 @@ def load(workspace: str, home: str) -> Collected:
         if hooks is None:
             continue
         if not isinstance(hooks, list):
-            found.error(path, LoadError(f"{path}: agent.hooks: expected [[agent.hooks]] "
-                                        "tables"))
+            found.error(path, LoadError("expected [[agent.hooks]] tables", path,
+                                        "agent.hooks"))
             continue
         for index, entry in enumerate(hooks):
             found.hook(path, _hook, entry, path, f"agent.hooks[{index}]", in_workspace,
@@ -47,7 +48,7 @@ def load(workspace: str, home: str) -> Collected:
 
 
 def _hook(entry: object, path: str, key: str, in_workspace: bool) -> EventHook:
-    f = Fields(entry, path, key)
+    f = EventFields(entry, path, key)
     event = event_of(f.get("event"), path, f"{key}.event")
     kind = f.text("type", "command")
     if kind != "command":

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from initd.config.problems import LoadError
 from initd.events.dialect import InitdRules, Where
-from initd.events.loading import Collected, Fields, LoadError
+from initd.events.loading import Collected, EventFields
 from initd.events.model import DialectName, EventHook, Shell, Spawn, Webhook
 
 NAME = DialectName.PIPELINES
@@ -39,7 +40,7 @@ def load(workspace: str, home: str) -> Collected:
         if data is None:
             continue
         if not isinstance(data, dict):
-            found.error(path, LoadError(f"{path}: expected a mapping (name, hooks, ...)"))
+            found.error(path, LoadError("expected a mapping (name, hooks, ...)", path))
             continue
         documents.append((path, data, in_workspace))
     if any(data.get("disable_global_hooks") is True for _, data, local in documents if local):
@@ -55,9 +56,9 @@ def load(workspace: str, home: str) -> Collected:
     for hook in found.hooks:  # a spawn must name a pipeline some file defines
         if isinstance(hook.spec, Spawn) and hook.spec.pipeline not in found.pipelines:
             found.error(hook.source, LoadError(
-                f"{hook.where}.pipeline: no pipeline {hook.spec.pipeline!r} is defined "
-                f"(known: {', '.join(sorted(found.pipelines)) or 'none'}; define it under "
-                "pipelines:)"), event=hook.event)
+                f"no pipeline {hook.spec.pipeline!r} is defined (known: "
+                f"{', '.join(sorted(found.pipelines)) or 'none'}; define it under "
+                "pipelines:)", hook.source, f"{hook.key}.pipeline"), event=hook.event)
     found.hooks = [h for h in found.hooks
                    if not isinstance(h.spec, Spawn) or h.spec.pipeline in found.pipelines]
     return found
@@ -67,12 +68,12 @@ def _pipelines(found: Collected, path: str, value: object) -> None:
     if value is None:
         return
     if not isinstance(value, dict):
-        found.error(path, LoadError(f"{path}: pipelines: expected a mapping of name: "
-                                    "{command, timeout}"), event=None)  # (its spawns say)
+        found.error(path, LoadError("expected a mapping of name: {command, timeout}", path,
+                                    "pipelines"), event=None)  # (its spawns say)
         return
     for name, definition in value.items():
         try:
-            f = Fields(definition, path, f"pipelines.{name}")
+            f = EventFields(definition, path, f"pipelines.{name}")
             found.pipelines[str(name)] = {"command": f.text("command", required=True),
                                           "source": path}
         except LoadError as err:  # (not a hook: a spawn that names it is, and says so)
@@ -81,7 +82,7 @@ def _pipelines(found: Collected, path: str, value: object) -> None:
 
 def _action(event: str, data: object, path: str, key: str, stage: str | None,
             in_workspace: bool) -> EventHook:
-    f = Fields(data, path, key)
+    f = EventFields(data, path, key)
     kind = f.choice("type", tuple(DEFAULTS), "")
     if not kind:
         raise f.error("type", "required: shell, webhook or spawn")
