@@ -130,3 +130,18 @@ def test_pid1_imports_only_the_standard_library_at_its_top() -> None:
             elif at_top and root == "initd" and tier(target) != "pid1":
                 outside.append(f"{module}:{line} imports {target} ({tier(target)})")
     assert outside == []
+
+
+def test_no_module_is_over_300_lines_and_no_function_over_60() -> None:
+    """One responsibility per module: a module that grows past 300 lines holds two, and
+    a function past 60 lines does several things (CONTRIBUTING, "How to add a module")."""
+    long = []
+    for module, path in modules().items():
+        text = path.read_text()
+        if text.count("\n") > 300:
+            long.append(f"{module}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and \
+                    node.end_lineno is not None and node.end_lineno - node.lineno >= 60:
+                long.append(f"{module}.{node.name}: {node.end_lineno - node.lineno + 1} lines")
+    assert long == []

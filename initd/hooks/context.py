@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from initd.config.log import Logger
-from initd.hooks.memory import MemoryStore
 from initd.hooks.model import Hook
-from initd.hooks.status import StatusStore
+from initd.hooks.status.memory import MemoryStore
+from initd.hooks.status.store import StatusStore
 from initd.process import spawn, users
 from initd.process.limits import NONE as NO_LIMITS
 from initd.process.limits import Limits

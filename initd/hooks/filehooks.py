@@ -30,7 +30,8 @@ from initd.hooks import changes, patterns
 from initd.hooks.context import HookContext
 from initd.hooks.model import Hook
 from initd.hooks.run import run_one
-from initd.hooks.status import Status, StatusStore
+from initd.hooks.status.schema import Status
+from initd.hooks.status.store import StatusStore
 from initd.process.runner import Result
 from initd.state.clock import now_iso
 

@@ -9,7 +9,7 @@ from typing import Any
 from initd.config.log import Logger
 from initd.errors import shown
 from initd.hooks.model import ID
-from initd.hooks.status import StatusStore
+from initd.hooks.status.store import StatusStore
 from initd.process import spawn
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import selectors
 import socket
 import threading
@@ -26,13 +25,12 @@ from initd.http import wire
 from initd.http.bind import BACKLOG as BACKLOG  # (here too: callers name the server's)
 from initd.http.bind import bind as bind
 from initd.http.wire import REASONS as REASONS
+from initd.http.workers import Workers
 from initd.pid1.log import write_line
 
 MAX_WAITING = 1024  # connections still sending their request; past it, the oldest goes
-MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once
-WORKERS = 16  # requests at work at once (discovery, status, a turn, an event's hooks)
-READ_TIMEOUT = 10.0  # seconds a client has to send its whole request
-WRITE_TIMEOUT = 10.0  # ... and to take its answer (from a worker)
+READ_TIMEOUT = 10.0  # seconds a client has to send its whole request (workers.py: and
+# WRITE_TIMEOUT to take its answer)
 # The reading thread never waits for a client to take an answer: it sends what fits at
 # once (its answers are small, far under a fresh socket's buffer) or drops the
 # connection. A client that never reads (a zero window) cannot hold it, nor the probes.
@@ -40,8 +38,6 @@ INLINE_WRITE = 0.0
 MAX_BUFFERED = 64 * 2**20  # of all requests still arriving; past it, the oldest goes
 MAX_BODY = 64 * 1024  # a request's body, unless the server is told more (a larger one is
 # read to its end and dropped as it comes, and the app refuses it by its Content-Length)
-MAX_HELD = 64 * 2**20  # of the bodies over MAX_BODY that wait for a worker or are at
-# work; past it, 503 (1,024 queued events of 16 MiB would otherwise sit in memory)
 QUICK = frozenset(("/v1/health", "/v1/ready", "/v1/turn/cancel"))  # answered at once
 ACCEPT_BURST = 64  # connections taken from the backlog in one go (at most a quarter of
 # the cap: reads come first, so a probe accepted in one burst is read before the next
@@ -67,8 +63,8 @@ class UnixWSGIServer:
     One thread (``serve_forever``) accepts connections and reads every request whole,
     without a thread per connection: an idle or slowloris client costs a buffer, not a
     thread, and has READ_TIMEOUT for its whole request. Health, readiness and a cancel
-    are answered by that thread at once; every other request goes to one of WORKERS
-    threads. Under 50 flooding clients a health check once waited ~35 ms in the backlog
+    are answered by that thread at once; every other request goes to a worker
+    (workers.py). Under 50 flooding clients a health check once waited ~35 ms in the backlog
     behind their thread starts (p99 96 ms, later 56 ms); a cancel must never wait for the
     turn it cancels."""
 
@@ -83,8 +79,6 @@ class UnixWSGIServer:
         self.burst = max(1, min(ACCEPT_BURST, self.max_waiting // 4))
         self.name = name  # who says a line about a failure
         self.max_body = max_body  # the service's: an event's payload (a Write's file)
-        self._held = 0  # bytes of bodies over MAX_BODY queued or at work (MAX_HELD)
-        self._held_lock = threading.Lock()  # (workers release what they held)
         self.socket.setblocking(False)
         self.app = app
         self._selector = selectors.DefaultSelector()
@@ -92,9 +86,7 @@ class UnixWSGIServer:
         self._buffered = 0  # bytes held for them (MAX_BUFFERED)
         self._said_at = -SAY_EVERY  # when a failure was last said
         self._say_lock = threading.Lock()  # (workers say too)
-        self._queue: queue.SimpleQueue[tuple[socket.socket, dict[str, Any], int] | None] = \
-            queue.SimpleQueue()
-        self._workers: list[threading.Thread] = []
+        self.workers = Workers(app, self._say, MAX_BODY)
         self._stop = threading.Event()
         self._stopped = threading.Event()
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -166,8 +158,7 @@ class UnixWSGIServer:
         self._stopped.wait()
 
     def server_close(self) -> None:
-        for _ in self._workers:
-            self._queue.put(None)
+        self.workers.close()
         for conn in list(self._waiting):
             self._drop(conn)
         self._selector.close()
@@ -230,30 +221,9 @@ class UnixWSGIServer:
         if self.inline or environ["PATH_INFO"] in self.quick:
             wire.respond(conn, self.app, environ, INLINE_WRITE)  # (then closed)
             return
-        if self._queue.qsize() >= MAX_QUEUED:  # (only this thread adds to it)
-            self._answer_now(conn, 503, {"error": "too many requests at once; try again"})
-            return
-        if len(self._workers) < WORKERS and not self._start_worker() and not self._workers:
-            self._answer_now(conn, 503, {"error": "no thread to answer with (a pids "
-                                                  "limit?); try again"})
-            return
-        held = self._hold(environ)
-        if held < 0:
-            self._answer_now(conn, 503, {"error": "too many large requests at once; try "
-                                                  "again"})
-            return
-        self._queue.put((conn, environ, held))
-
-    def _hold(self, environ: dict[str, Any]) -> int:
-        """The bytes of a body over MAX_BODY, held until it is answered (0 for a smaller
-        one: MAX_QUEUED bounds those); -1 when there is no room for it."""
-        with environ["wsgi.input"].getbuffer() as body:
-            size = body.nbytes
-        with self._held_lock:
-            if size > MAX_BODY and self._held + size > MAX_HELD:
-                return -1
-            self._held += size if size > MAX_BODY else 0
-        return size if size > MAX_BODY else 0
+        no_room = self.workers.give(conn, environ)
+        if no_room is not None:
+            self._answer_now(conn, 503, {"error": no_room})
 
     def _request(self, waiting: _Waiting) -> dict[str, Any] | None:
         """The request's WSGI environ once it is all there; None while more is to come."""
@@ -283,36 +253,6 @@ class UnixWSGIServer:
         self._forget(conn)
         with contextlib.suppress(OSError):
             conn.close()
-
-    # --- answers
-
-    def _start_worker(self) -> bool:
-        thread = threading.Thread(target=self._work, name="api-worker", daemon=True)
-        try:
-            thread.start()
-        except RuntimeError:  # no thread (a pids limit): the ones there are carry on
-            return False
-        self._workers.append(thread)
-        return True
-
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            conn, environ, held = item
-            try:
-                self._respond(conn, environ)
-            except Exception as err:  # (the app's errors are answered: this is ours)
-                with contextlib.suppress(OSError):
-                    conn.close()
-                self._say("an answer failed", err)
-            finally:
-                with self._held_lock:
-                    self._held -= held
-
-    def _respond(self, conn: socket.socket, environ: dict[str, Any]) -> None:
-        wire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)
 
     def _answer_now(self, conn: socket.socket, status: int, body: dict[str, Any]) -> None:
         wire.answer_json(conn, status, body, INLINE_WRITE)  # (the reading thread's)

@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from initd import VERBS
 from initd.errors import InitdError, shown
 from initd.pid1.log import write_line
 from initd.process import limits
+from initd.process.execfail import ExecFailed as ExecFailed
+from initd.process.execfail import exec_failure
 from initd.process.leftovers import KILL_SETTLE as KILL_SETTLE
 from initd.process.leftovers import stop_leftover_group as stop_leftover_group
 from initd.process.leftovers import stop_session as _stop_session
@@ -61,14 +62,6 @@ def wait_fds(read: Iterable[Any], timeout: float | None, write: int | None = Non
     # (milliseconds rounded up: a wait of 0.4 ms must not become a poll that spins)
     return {fd for fd, _ in poller.poll(None if timeout is None else
                                         max(0, math.ceil(timeout * 1000)))}
-
-
-class ExecFailed(InitdError):
-    """The command could not be executed: 127 not found, 126 not executable (as sh does)."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code  # 126 or 127 instead of InitdError's 125
 
 
 class Child:
@@ -150,7 +143,7 @@ def spawn(spec: Spec) -> Child:
             extra_groups=None if account is None else list(account.groups),
         )
     except OSError as err:
-        raise _exec_failure(spec, err) from None
+        raise exec_failure(spec, err) from None
     except ValueError as err:  # a NUL byte in an argument or a variable (Popen checks)
         raise ExecFailed(f"{shown(spec.argv[0])}: cannot be started: {err} in its arguments "
                          "or environment", 126) from None
@@ -204,33 +197,6 @@ def give_terminal(child: Child, fd: int = 0) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
     # It may have read before it was given the foreground: SIGTTIN stopped it then.
     child.signal_group(signal.SIGCONT)
-
-
-def _exec_failure(spec: Spec, err: OSError) -> InitdError:
-    name = spec.argv[0]
-    if "/" in name and os.path.isdir(name):  # `initd /tmp` from /tmp: not the cwd's fault
-        return ExecFailed(f"{name}: Is a directory", 126)
-    if err.filename == spec.cwd:
-        return InitdError(f"cannot enter working directory {spec.cwd}: {err.strerror}")
-    if err.filename not in (None, name):  # not the command's fault: /dev/null, say
-        return InitdError(f"cannot start {name}: {err.filename}: {err.strerror}")
-    if err.errno in (errno.ENOENT, errno.ENOTDIR):
-        return ExecFailed(f"{name}: No such file or directory{_hint(name)}", 127)
-    if err.errno in (errno.EACCES, errno.ENOEXEC, errno.EISDIR, errno.EPERM):
-        return ExecFailed(f"{name}: {err.strerror}", 126)
-    return InitdError(f"cannot start {name}: {err.strerror}")
-
-
-def _hint(name: str) -> str:
-    """What the user most likely meant, for two commands that are not found."""
-    if name in VERBS:
-        return (f" (hint: initd's verbs come first, before any option: initd {name} …; "
-                f"a program called {name} needs its path)")
-    if name.startswith("-"):
-        return (" (hint: everything after -- is CMD; an image whose ENTRYPOINT is "
-                "[\"initd\", \"--\"] takes `podman run IMAGE --version` as a program called "
-                "--version: use podman run --entrypoint initd IMAGE --version)")
-    return ""
 
 
 Meanwhile = tuple[int, Callable[[], object]]  # (an fd to watch, what to do when it is ready)

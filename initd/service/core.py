@@ -25,7 +25,7 @@ from initd.hooks.discovery import Found
 from initd.hooks.ledger import Ledger
 from initd.hooks.model import Hook
 from initd.hooks.run import refuse, run_one
-from initd.hooks.status import Status
+from initd.hooks.status.schema import Status
 from initd.process import runner
 from initd.process.runner import Result
 from initd.service import views

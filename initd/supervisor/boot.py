@@ -163,7 +163,7 @@ def describe(agent: Supervised, service: Supervised | None, phase: str) -> dict[
     """The supervisor's view, for /v1/health and /v1/ready, /healthz and /readyz: with
     what it cannot keep (hook results a full disk refused: written when it allows)."""
     mine: dict[str, Any] = {"pid": os.getpid(), "phase": phase, "version": __version__}
-    status = sys.modules.get("initd.hooks.status")  # (imported only by a boot with hooks)
+    status = sys.modules.get("initd.hooks.status.store")  # (only a boot with hooks has it)
     problems = status.backlog_problems() if status is not None else []
     if problems:
         mine["problems"] = problems

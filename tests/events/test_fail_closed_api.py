@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from initd.http import server as httpd
-from initd.http import wire
+from initd.http import wire, workers
 from initd.service.app import EVENT_BODY, MAX_BODY
 from tests.hooks.support import forget_session, git_repo
 from tests.service.support import start
@@ -121,7 +121,7 @@ def test_a_body_over_the_servers_limit_is_read_to_its_end_and_dropped() -> None:
 def test_what_large_bodies_hold_at_once_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Bodies over MAX_BODY queued or at work count against MAX_HELD: past it, 503 (a
     1,024-deep queue of 16 MiB events would otherwise sit in memory)."""
-    monkeypatch.setattr(httpd, "MAX_HELD", 300_000)
+    monkeypatch.setattr(workers, "MAX_HELD", 300_000)
     release, inside = threading.Event(), threading.Event()
 
     def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
@@ -147,9 +147,9 @@ def test_what_large_bodies_hold_at_once_is_bounded(monkeypatch: pytest.MonkeyPat
     # a worker gives back what it held once its answer is sent: the client may read the
     # answer first (a deadline on that event, not a bound on time)
     deadline = time.monotonic() + 30
-    while server._held and time.monotonic() < deadline:
+    while server.workers.held and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert server._held == 0
+    assert server.workers.held == 0
     server.shutdown()
     server.server_close()
 

@@ -367,7 +367,7 @@ def test_a_commit_does_not_recover_a_hook_that_is_really_running(repo: Path, tmp
                                                                  sid: str) -> None:
     """A background session hook still running: a commit meanwhile must leave it running."""
     from initd.hooks.model import Hook
-    from initd.hooks.status import StatusStore
+    from initd.hooks.status.store import StatusStore
 
     store = StatusStore.for_session(statefile.root(ROOT_HOME, None), sid)
     store.started(Hook(id="warm", name="Warm", type="session", path="/x", directory="/"))

@@ -22,7 +22,7 @@ from typing import Any
 import psutil
 import pytest
 
-from initd.hooks.status import StatusStore
+from initd.hooks.status.store import StatusStore
 from initd.process import output, runner
 
 NOBODY = 65534

@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 
 from initd.hooks.model import Hook
-from initd.hooks.status import VERSION, StatusStore
+from initd.hooks.status.schema import VERSION
+from initd.hooks.status.store import StatusStore
 from initd.process import spawn
 from initd.state import statefile
 from tests.support.harness import wait_for
 
 BUMP = """
 import sys
-from initd.hooks.status import StatusStore
+from initd.hooks.status.store import StatusStore
 store = StatusStore(sys.argv[1])
 def bump(status):
     entry = status["hooks"].setdefault("counter", {"runCount": 0})
@@ -149,7 +150,7 @@ def test_state_in_memory_writes_file_lists_only_in_a_directory_of_its_own(
     """With the state directory unwritable, a file hook's list goes to the temp
     directory: into a 0700 mkdtemp of this process's, never a name in /tmp another user
     could take first (a link there, a directory)."""
-    from initd.hooks.memory import MemoryStore
+    from initd.hooks.status.memory import MemoryStore
     from initd.state.agentfs import Place
 
     first = MemoryStore(Place(str(tmp_path)), "read-only").write_list("fmt", b"a.py\0")

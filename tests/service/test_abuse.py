@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from initd.http import server as server
+from initd.http import workers
 from tests.hooks.support import forget_session, git_repo
 from tests.service.support import call, start
 from tests.support.harness import wait_for
@@ -138,12 +139,12 @@ def test_probes_and_cancel_never_wait_behind_busy_requests(tmp_path: Path) -> No
     service = start(sock, str(repo), sid)
     try:
         fired = [threading.Thread(target=call, args=(sock, "POST", "/v1/events/pre_tool", {}))
-                 for _ in range(server.WORKERS + 4)]
+                 for _ in range(workers.WORKERS + 4)]
         for thread in fired:
             thread.start()
         waiting = lambda: subprocess.run(  # noqa: E731
             ["pgrep", "-c", "-f", str(hook)], capture_output=True, text=True).stdout.strip()
-        wait_for(lambda: waiting() == str(server.WORKERS), what="every slot busy")
+        wait_for(lambda: waiting() == str(workers.WORKERS), what="every slot busy")
         assert call(sock, "GET", "/v1/health")[0] == 200
         assert call(sock, "GET", "/v1/ready")[0] == 200
         assert call(sock, "POST", "/v1/turn/cancel")[0] == 200

@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 from initd.hooks.model import Hook
-from initd.hooks.status import CLOCK_REALTIME_COARSE, Status, StatusStore, empty
+from initd.hooks.status.schema import Status, empty
+from initd.hooks.status.store import CLOCK_REALTIME_COARSE, StatusStore
 from initd.process.runner import Result
 from initd.state.agentfs import Place
 

@@ -12,26 +12,23 @@ A hook left ``running`` by a crash is recovered at the next start.
 
 from __future__ import annotations
 
-import enum
 import errno
 import os
 import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, BinaryIO, TypeGuard
+from typing import Any, BinaryIO
 
 from initd.hooks.model import Hook
+from initd.hooks.status.schema import Outcome, Status, clean, empty
 from initd.process.runner import Result
 from initd.process.spawn import start_ticks
 from initd.state.agentfs import Place
 from initd.state.clock import now_iso
 from initd.state.statefile import StateFile
 
-VERSION = 1
-Status = dict[str, Any]
 RUNNING_ONLY = ("runner", "runnerStart", "pgid", "pgidStart")  # while a hook runs
-COUNTERS = ("runCount", "failCount", "consecutiveFailures")
 LOG_READ_LIMIT = 16 * 2**20  # a log is capped at 10 MiB (runner.LOG_CAP) plus a marker
 MARKER = ".last-eval"
 CLOCK_REALTIME_COARSE = 5  # Linux's (the time module names only the precise one)
@@ -40,56 +37,6 @@ KEEP_LIMIT = 1000  # results kept in memory at most (oldest first out, said)
 RETRY = 2.0  # seconds between tries to write what was kept
 _KEEPING: weakref.WeakSet[StatusStore] = weakref.WeakSet()  # stores of this process with
 # results kept (backlog_problems: the supervisor's health says so)
-
-
-class Outcome(enum.StrEnum):
-    """A hook's ``lastResult`` in status.json."""
-
-    SUCCESS = "success"
-    FAILURE = "failure"
-    RUNNING = "running"  # (a runner that died leaves it: recovery.py records a failure)
-
-
-def empty() -> Status:
-    return {"version": VERSION, "hooks": {}, "pendingHooks": [], "lastEvaluatedAt": None}
-
-
-TEXTS = ("hookId", "hookName", "type", "lastRunAt", "lastResult", "outputPath", "startedAt")
-NUMBERS = ("lastExitCode", "runner", "runnerStart", "pgid", "pgidStart")
-
-
-def clean(data: Status) -> Status:
-    """What was read, made to fit the schema: entries that are not objects dropped,
-    counters that are not whole numbers reset, every other field of the wrong type null
-    (``"type": ["a"]`` once stopped a boot: unhashable), pending hooks that are not
-    names dropped."""
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return empty()
-    entries = {}
-    for hook_id, entry in hooks.items():
-        if not isinstance(entry, dict):
-            continue
-        for key in COUNTERS:
-            if not _whole(entry.get(key)) or entry[key] < 0:
-                entry[key] = 0
-        for key in TEXTS:
-            if not isinstance(entry.get(key, ""), str):
-                entry[key] = None
-        for key in NUMBERS:
-            if key in entry and entry[key] is not None and not _whole(entry[key]):
-                entry[key] = None
-        entries[hook_id] = entry
-    pending = data.get("pendingHooks")
-    last = data.get("lastEvaluatedAt")
-    return {**data, "version": VERSION, "hooks": entries,
-            "pendingHooks": [h for h in pending if isinstance(h, str)]
-            if isinstance(pending, list) else [],
-            "lastEvaluatedAt": last if isinstance(last, str) else None}
-
-
-def _whole(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class StatusStore:
