@@ -33,7 +33,7 @@ from initd.devcontainer.markers import Markers
 from initd.devcontainer.markers import container_identity as container_identity
 from initd.devcontainer.procenv import ProcessEnv
 from initd.hooks.context import HookContext
-from initd.hooks.run import new_log, record, record_start, refuse
+from initd.hooks.run import Launch, execute, refuse
 from initd.process import runner, users
 
 
@@ -166,9 +166,8 @@ class Lifecycle:
         trust = self.ctx.trust
         if trust is None:
             return None
-        entry = next(e for e in devcontainer.trust_entries(self.config)
-                     if e.key.endswith("#" + stage.key))
-        return None if trust.allows(entry) else trust.why_not(entry)
+        return trust.refused(next(e for e in devcontainer.trust_entries(self.config)
+                                  if e.key.endswith("#" + stage.key)))
 
     def _run_all(self, stage: Stage, cancel: threading.Event | None
                  ) -> list[runner.Result]:
@@ -198,28 +197,10 @@ class Lifecycle:
         return [r for r in results if r is not None]
 
     def _run(self, command: Command, cancel: threading.Event | None) -> runner.Result:
-        hook = command.hook(self.config)
-        log = self.ctx.log.bind(hook=hook.id)
-        out, log_path = new_log(hook, self.ctx)
-        argv = command.argv(self.envs.variables)
-        result = runner.run(
-            argv[0], argv=argv, env=self.envs.commands(), cwd=self.config.workspace,
-            account=self.account, timeout=self.config.timeout, log=out, log_path=log_path,
-            grace=self.ctx.grace, limits=self.config.limits.over(self.ctx.limits),
-            on_line=lambda line: log.info(f"[{command.label}] {line}"), cancel=cancel,
-            on_running=lambda child: record_start(self.ctx, hook, child, log),
-            keeper=self.keeper)
-        record(self.ctx, hook, result, log)
-        if result.ok:
-            log.info(f"devcontainer {command.label} succeeded",
-                     duration_ms=round(result.duration * 1000, 1))
-        elif result.cancelled:
-            log.info(f"devcontainer {command.label} stopped: initd is shutting down")
-        else:
-            log.warning(f"devcontainer {command.label} failed", exit_code=result.exit_code,
-                        timed_out=result.timed_out, signal=result.signal,
-                        limit=result.limit, log=result.output_path, error=result.exec_error)
-        return result
+        return execute(command.hook(self.config), self.ctx, Launch(
+            command.argv(self.envs.variables), self.envs.commands(), self.config.workspace,
+            self.account, self.config.timeout, self.config.limits.over(self.ctx.limits),
+            command.label, f"devcontainer {command.label}", self.keeper), cancel=cancel)
 
 
 def prepare(config: Config, ctx: HookContext) -> Lifecycle | None:

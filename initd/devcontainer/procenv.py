@@ -83,8 +83,9 @@ class ProcessEnv:
         entries = [e for e in trust_entries(self.config) if e.key.endswith("#environment")]
         if trust is None or not entries:
             return True
-        if trust.allows(entries[0]):
+        refused = trust.refused(entries[0])
+        if refused is None:
             return True
         self.ctx.log.warning("devcontainer containerEnv and remoteEnv not given to the "
-                             "agent and its hooks", reason=trust.why_not(entries[0]))
+                             "agent and its hooks", reason=refused)
         return False

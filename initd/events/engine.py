@@ -244,8 +244,7 @@ class Engine:
         now), or None."""
         if self.setup.trust is None or not hook.workspace:
             return None
-        entry = for_event_hook(hook)
-        return None if self.setup.trust.allows(entry) else self.setup.trust.why_not(entry)
+        return self.setup.trust.refused(for_event_hook(hook))
 
     def _start(self, call: Call) -> ActionResult:
         """A fire-and-forget action started (owned by Background), or why not."""

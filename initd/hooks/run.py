@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
-from typing import BinaryIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from initd.config.log import Logger
 from initd.errors import shown
 from initd.hooks.context import HookContext, account_for, environment
 from initd.hooks.model import Hook
 from initd.process import runner, spawn
+from initd.process.limits import Limits
+from initd.process.users import Account
+
+if TYPE_CHECKING:
+    from initd.process.runner import Keeper
 
 TAIL_LINES = 20  # of a failed hook's output, in the warning that reports it
 
@@ -50,15 +55,44 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
         refusal = ctx.trust.refusal(hook._replace(path=original), content)
         if refusal is not None:
             return refuse(hook, ctx, refusal)
+    return execute(hook, ctx, Launch(
+        (hook.path,), environment(hook, ctx, {"DISCOBOT_HOOK_FILE": original,
+                                              **(extra_env or {})}),
+        ctx.workspace, account_for(hook, ctx), hook.timeout, hook.limits.over(ctx.limits),
+        hook.name), stdin=stdin, cancel=cancel, echo=echo, recorder=recorder)
+
+
+class Launch(NamedTuple):
+    """How one hook's process starts: what a hook file and a devcontainer.json command
+    differ in. ``label`` names its output lines, ``noun`` its outcome's line."""
+
+    argv: Sequence[str]
+    env: dict[str, str]
+    cwd: str
+    account: Account | None
+    timeout: float
+    limits: Limits
+    label: str
+    noun: str = "hook"
+    keeper: Keeper | None = None  # a session of its own, and what it leaves is kept
+
+
+def execute(hook: Hook, ctx: HookContext, launch: Launch, *, stdin: bytes | None = None,
+            cancel: threading.Event | None = None,
+            echo: Callable[[str], None] | None = None,
+            recorder: Callable[[Hook, runner.Result], None] | None = None
+            ) -> runner.Result:
+    """The one way a hook that may run runs: its log made, ``running`` recorded once it
+    runs a while, its result recorded (now, or by ``recorder``) and its outcome said."""
     log = ctx.log.bind(hook=hook.id)
     out, log_path = new_log(hook, ctx)
     result = runner.run(
-        hook.path, env=environment(hook, ctx, {"DISCOBOT_HOOK_FILE": original,
-                                               **(extra_env or {})}),
-        cwd=ctx.workspace, account=account_for(hook, ctx), timeout=hook.timeout, log=out,
-        log_path=log_path, stdin=stdin, grace=ctx.grace, limits=hook.limits.over(ctx.limits),
-        on_line=echo or (lambda line: log.info(f"[{hook.name}] {line}")),
-        cancel=cancel, on_running=lambda child: record_start(ctx, hook, child, log))
+        launch.argv[0], argv=launch.argv, env=launch.env, cwd=launch.cwd,
+        account=launch.account, timeout=launch.timeout, log=out, log_path=log_path,
+        stdin=stdin, grace=ctx.grace, limits=launch.limits,
+        on_line=echo or (lambda line: log.info(f"[{launch.label}] {line}")),
+        cancel=cancel, on_running=lambda child: record_start(ctx, hook, child, log),
+        keeper=launch.keeper)
     if result.log_error is not None and ctx.state_problem is None:
         log.warning("hook's log not written", log=result.output_path, error=result.log_error)
     if recorder is not None:
@@ -66,11 +100,11 @@ def run_one(hook: Hook, ctx: HookContext, *, stdin: bytes | None = None,
     else:
         record(ctx, hook, result, log)
     if result.ok:
-        log.info("hook succeeded", duration_ms=round(result.duration * 1000, 1))
+        log.info(f"{launch.noun} succeeded", duration_ms=round(result.duration * 1000, 1))
     elif result.cancelled:
-        log.info("hook stopped: initd is shutting down", log=result.output_path)
+        log.info(f"{launch.noun} stopped: initd is shutting down", log=result.output_path)
     else:
-        log.warning("hook failed", name=hook.name, exit_code=result.exit_code,
+        log.warning(f"{launch.noun} failed", name=hook.name, exit_code=result.exit_code,
                     timed_out=result.timed_out, signal=result.signal, limit=result.limit,
                     log=result.output_path, error=result.exec_error,
                     output_tail=_tail(result))

@@ -74,7 +74,11 @@ class Trust:
         what is judged, never the file read again (the agent may swap it in between)."""
         if not self.enforce or hook.directory == self.image_dir:
             return None
-        entry = for_script(hook.path, content)
+        return self.refused(for_script(hook.path, content))
+
+    def refused(self, entry: Entry | None) -> str | None:
+        """Why the hook ``entry`` describes may not run now, or None: the one question
+        every caller asks (a script, an event hook, a devcontainer.json stage)."""
         return None if self.allows(entry) else self.why_not(entry)
 
     def allows(self, entry: Entry | None) -> bool:
