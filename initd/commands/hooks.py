@@ -170,7 +170,7 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
             raise UsageError(f"hook {shown(name)} is broken: {broken[0]}")
         known = ", ".join(hook.id for hook in found.hooks) or "none"
         raise UsageError(f"no hook {shown(name)} (known: {known}; see initd hooks list)")
-    from initd.hooks import context, run  # status store, threads: only for running one
+    from initd.hooks import context, launch  # status store, threads: only for running one
 
     log.configure(config.verbose, config.log_format)
     agent = users.agent(config.user)
@@ -196,7 +196,7 @@ def run_hook(found: discovery.Found, name: str, config: settings.Settings) -> in
         copies = RootHooks(matches[:1])
         ctx = ctx._replace(snapshots=copies)
     try:
-        result = run.run_one(matches[0], ctx, echo=lambda line: print(line, flush=True))
+        result = launch.run_one(matches[0], ctx, echo=lambda line: print(line, flush=True))
     except OSError as err:
         raise InitdError(f"cannot run hook {name!r}: {err}") from None
     finally:

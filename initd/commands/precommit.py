@@ -77,7 +77,7 @@ def main(argv: Sequence[str]) -> int:
 def run(config: settings.Settings, ids: Sequence[str]) -> int:
     """Each hook in turn, as the committing user; the first failure ends it, its output
     on stderr for whoever ran ``git commit``."""
-    from initd.hooks import context, run
+    from initd.hooks import context, launch
 
     log.configure(-1, config.log_format)  # git's output is for the person: ours is below
     found = discovery.for_workspace(config.workspace, config.hooks_dir)
@@ -94,7 +94,7 @@ def run(config: settings.Settings, ids: Sequence[str]) -> int:
         ctx = ctx._replace(trust=ctx.trust.asking(client.trust_verdict))
     for hook_id in ids:
         hook = by_id[hook_id]
-        result = run.run_one(hook, ctx, echo=lambda line: None)
+        result = launch.run_one(hook, ctx, echo=lambda line: None)
         if not result.ok:
             sys.stderr.write(result.output())
             reason = "timed out" if result.timed_out else f"failed with exit code " \

@@ -33,7 +33,7 @@ from initd.devcontainer.markers import Markers
 from initd.devcontainer.markers import container_identity as container_identity
 from initd.devcontainer.procenv import ProcessEnv
 from initd.hooks.context import HookContext
-from initd.hooks.run import Launch, execute, refuse
+from initd.hooks.launch import Launch, execute, refuse
 from initd.process import runner, users
 
 

@@ -43,11 +43,11 @@ from initd.events.background import Background, attempts
 from initd.events.claude.stoploop import EVENTS as STOP_EVENTS
 from initd.events.claude.stoploop import StopLoop
 from initd.events.conditions import ConditionError
+from initd.events.context import EventContext
 from initd.events.dialects import DIALECTS, Cache
 from initd.events.filters import applies, deduplicated, files_for
 from initd.events.model import EventHook
 from initd.events.records import Sessions
-from initd.events.setup import Setup
 from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
 from initd.hooks import kinds
@@ -84,13 +84,13 @@ class Outcome(NamedTuple):
 
 
 class Engine:
-    def __init__(self, setup: Setup, cache: Cache, sessions: Sessions | None = None) -> None:
-        self.setup = setup
+    def __init__(self, ctx: EventContext, cache: Cache, sessions: Sessions | None = None) -> None:
+        self.ctx = ctx
         self.cache = cache
-        self.background = Background(BACKGROUND_LIMIT, setup.log)
+        self.background = Background(BACKGROUND_LIMIT, ctx.log)
         self.sessions = sessions  # the session's record: every event and its outcome
         self._warned: set[tuple[str, str]] = set()
-        self.stops = StopLoop(setup.state_dir, setup.log)  # Stops blocked in a row
+        self.stops = StopLoop(ctx.state_dir, ctx.log)  # Stops blocked in a row
 
     def fire(self, name: str, payload: dict[str, Any],
              cancel: threading.Event | None = None, journal: Entry | None = None) -> Outcome:
@@ -107,7 +107,7 @@ class Engine:
         # reason, on every event it is written for
         refused = {id(h): why for h in hooks if (why := self._refused(h)) is not None}
         hooks = deduplicated(hooks, payload, lambda hook: id(hook) in refused)
-        table = variables.table(event, payload, self.setup)
+        table = variables.table(event, payload, self.ctx)
         marker = self._record(lambda sessions: sessions.begin(event.name)) if hooks else None
         state = Tally(event, DIALECTS)
         state.unblockable = self.stops.why_not(event.name, journal)  # the Stop loop's cap
@@ -117,7 +117,7 @@ class Engine:
                     self.stops.blocked_before(event.name, journal) > 0}
         # Claude Code's hooks have the payload on stdin only, as in Claude Code: no
         # TOOL_INPUT=… in their environment (a Write's whole file would not fit one)
-        own = variables.table(event, {}, self.setup)
+        own = variables.table(event, {}, self.ctx)
         # Claude Code's, run in parallel: (hook, its call, its step), or (hook, None, why
         # trust refuses it), in load order
         together: list[tuple[EventHook, Call | None, str]] = []
@@ -144,7 +144,7 @@ class Engine:
         self._together(together, event, own, state, journal)
         # what did not load (or was not read) stands in after the hooks that were: an
         # error in the answer, which blocks a blockable event (invariant 12)
-        standins.add(found.unread, event, state, self._warned, self.setup.log)
+        standins.add(found.unread, event, state, self._warned, self.ctx.log)
         return self._end(event, state, marker, payload, journal)
 
     def refuse(self, name: str, why: str) -> Outcome:
@@ -180,7 +180,7 @@ class Engine:
         try:
             return write(self.sessions)
         except OSError as err:
-            self.setup.log.error("session record not written", error=str(err))
+            self.ctx.log.error("session record not written", error=str(err))
             return None
 
     def _together(self, together: list[tuple[EventHook, Call | None, str]], event: Event,
@@ -224,11 +224,11 @@ class Engine:
         if not applies(hook, payload):
             return None
         call = Call(hook=hook, event=event.name, payload=payload, variables=dict(table),
-                    env=variables.environment(self.setup.env, table),
-                    workspace=self.setup.workspace, state_dir=self.setup.state_dir,
-                    account=self.setup.account,
-                    grace=self.setup.grace, cancel=cancel, pipelines=pipelines,
-                    log=self.setup.log, limits=hook.limits.over(self.setup.limits), stdin={})
+                    env=variables.environment(self.ctx.env, table),
+                    workspace=self.ctx.workspace, state_dir=self.ctx.state_dir,
+                    account=self.ctx.account,
+                    grace=self.ctx.grace, cancel=cancel, pipelines=pipelines,
+                    log=self.ctx.log, limits=hook.limits.over(self.ctx.limits), stdin={})
         call = call._replace(stdin=DIALECTS[hook.dialect].stdin(call))
         if hook.when is not None:
             try:
@@ -242,9 +242,9 @@ class Engine:
     def _refused(self, hook: EventHook) -> str | None:
         """Why trust refuses ``hook`` (enforced, a workspace hook not approved as it is
         now), or None."""
-        if self.setup.trust is None or not hook.workspace:
+        if self.ctx.trust is None or not hook.workspace:
             return None
-        return self.setup.trust.refused(for_event_hook(hook))
+        return self.ctx.trust.refused(for_event_hook(hook))
 
     def _start(self, call: Call) -> ActionResult:
         """A fire-and-forget action started (owned by Background), or why not."""
@@ -264,7 +264,7 @@ class Engine:
     def _finished(self, call: Call, result: ActionResult) -> None:
         """A fire-and-forget action is done: logged, and its line in the session's events."""
         self._warn(call.hook, result.unknown)
-        level = self.setup.log.info if result.status == Status.OK else self.setup.log.warning
+        level = self.ctx.log.info if result.status == Status.OK else self.ctx.log.warning
         level("background hook done", hook=call.hook.where, status=result.status,
               exit_code=result.exit_code, error=result.error)
         state = Tally(kinds.BY_NAME[call.event], DIALECTS)
@@ -276,8 +276,8 @@ class Engine:
         for placeholder in unknown:
             if (hook.where, placeholder) not in self._warned:
                 self._warned.add((hook.where, placeholder))
-                self.setup.log.warning("placeholder has no value: left as written",
-                                       hook=hook.where, placeholder=placeholder)
+                self.ctx.log.warning("placeholder has no value: left as written",
+                                     hook=hook.where, placeholder=placeholder)
 
     def shutdown(self, status: str | None = None) -> None:
         """Stop what runs in the background; close the session's record as ``status``."""

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from initd.events import execsize, templates
-from initd.events.setup import Setup
+from initd.events.context import EventContext
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
 from initd.state.clock import now_iso
@@ -33,11 +33,11 @@ PAYLOAD_BUDGET = 512 * 1024  # bytes of the payload's variables in one environme
 # (of ARG_MAX's 2 MiB by default: initd's own environment and the command need the rest)
 
 
-def table(event: Event, payload: dict[str, Any], setup: Setup) -> dict[str, Any]:
+def table(event: Event, payload: dict[str, Any], ctx: EventContext) -> dict[str, Any]:
     """agent-pipelines' variable table: what initd knows, and the payload's keys in
     UPPER_SNAKE (``issueNumber`` is ISSUE_NUMBER), which never replace initd's own."""
-    table: dict[str, Any] = {"EVENT": event.name, "SESSION": setup.session_id,
-                             "WORKSPACE": setup.workspace, "TIMESTAMP": now_iso(),
+    table: dict[str, Any] = {"EVENT": event.name, "SESSION": ctx.session_id,
+                             "WORKSPACE": ctx.workspace, "TIMESTAMP": now_iso(),
                              "LAST_HOOK_STATUS": "", "HOOK_RESPONSE": "", "SPAWN_OUTPUT": ""}
     for key, value in payload.items():
         name = re.sub(r"\W", "_", kinds.snake(str(key))).upper()

@@ -1,13 +1,13 @@
 """An engine for a hook context (the hook service's): the dialects' cache, the session
-record, the events' state directory and the hooks' setup."""
+record, the events' state directory and the hooks' EventContext."""
 
 from __future__ import annotations
 
 import os
 
 from initd.events import dialects, records
+from initd.events.context import EventContext, pipeline_secrets
 from initd.events.engine import Engine
-from initd.events.setup import Setup, pipeline_secrets
 from initd.hooks.context import HookContext
 from initd.process import spawn
 from initd.process.spec import HOOK_ENV
@@ -33,12 +33,13 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
                           error=str(err))
     state_dir = events.path
     base = {**pipeline_secrets(ctx), **os.environ}  # the real environment wins
-    setup = Setup(workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
-                  env=spawn.environment(base, ctx.agent, HOOK_ENV, remove=ctx.secrets),
-                  # the service already is the agent (or both are root): nothing to drop,
-                  # and a spawn without a user switch can use vfork (a fork of a big
-                  # process costs a millisecond)
-                  account=None if ctx.agent.uid == os.geteuid() else ctx.agent,
-                  grace=ctx.grace, log=ctx.log, trust=ctx.trust, limits=ctx.limits)
-    return Engine(setup, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home, ctx.log),
+    given = EventContext(
+        workspace=ctx.workspace, session_id=ctx.session_id, state_dir=state_dir,
+        env=spawn.environment(base, ctx.agent, HOOK_ENV, remove=ctx.secrets),
+        # the service already is the agent (or both are root): nothing to drop, and a
+        # spawn without a user switch can use vfork (a fork of a big process costs a
+        # millisecond)
+        account=None if ctx.agent.uid == os.geteuid() else ctx.agent,
+        grace=ctx.grace, log=ctx.log, trust=ctx.trust, limits=ctx.limits)
+    return Engine(given, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home, ctx.log),
                   record)

@@ -28,8 +28,8 @@ from typing import NamedTuple
 
 from initd.hooks import changes, patterns
 from initd.hooks.context import HookContext
+from initd.hooks.launch import run_one
 from initd.hooks.model import Hook
-from initd.hooks.run import run_one
 from initd.hooks.status.schema import Status
 from initd.hooks.status.store import StatusStore
 from initd.process.runner import Result

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from initd.config import paths
 from initd.errors import shown
 from initd.hooks.context import HookContext
+from initd.hooks.launch import record, refuse, run_one
 from initd.hooks.model import Hook
-from initd.hooks.run import record, refuse, run_one
 from initd.process import orphans, runner
 
 

@@ -22,9 +22,9 @@ from initd.events.engine import Engine
 from initd.hooks import discovery, filehooks, kinds, message, model, precommit
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
+from initd.hooks.launch import refuse, run_one
 from initd.hooks.ledger import Ledger
 from initd.hooks.model import Hook
-from initd.hooks.run import refuse, run_one
 from initd.hooks.status.schema import Status
 from initd.process import runner
 from initd.process.runner import Result

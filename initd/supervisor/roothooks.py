@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 from initd.hooks import discovery, workspacefiles
 from initd.hooks.context import Snapshot
+from initd.hooks.launch import ROOT_TYPES
 from initd.hooks.model import Hook
-from initd.hooks.run import ROOT_TYPES
 from initd.state import agentfs
 
 SNAPSHOT_LIMIT = 2**20  # a hook script over 1 MiB is not copied (and not run as root)

@@ -234,7 +234,7 @@ def test_spawn_a_child_pipeline_with_inputs_and_its_output(ws: Workspace) -> Non
     spawned, after = outcome["results"]
     assert spawned["status"] == "ok" and spawned["stdout"] == "no parent variables\n"
     assert after["stdout"] == 'review={"approved": true}\n'
-    child = Path(ws.engine.setup.state_dir) / "children" / "post_iteration-10"  # type: ignore[union-attr]
+    child = Path(ws.engine.ctx.state_dir) / "children" / "post_iteration-10"  # type: ignore[union-attr]
     assert json.loads((child / "seen.json").read_text()) == {"files": "a.py b.py",
                                                               "parent": ws.sid}
     assert (ws.path / "where").read_text().strip() == str(ws.path)  # from the workspace

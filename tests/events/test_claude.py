@@ -343,7 +343,7 @@ def test_the_count_survives_a_restart_and_garbage_reads_as_zero(cc: Workspace) -
     for _ in range(5):
         cc.fire("Stop", {})
     assert cc.engine is not None
-    state = Path(cc.engine.setup.state_dir) / "stop-loop.steps"
+    state = Path(cc.engine.ctx.state_dir) / "stop-loop.steps"
     last = json.loads(state.read_text().splitlines()[-1])
     assert (last["step"], last["value"], last["state"]) == (
         "stop", True, {"stop": 5, "subagent_stop": 0})

@@ -127,7 +127,7 @@ def test_agent_pipelines_examples(ws: Workspace, tools: Path) -> None:
              what="the fire-and-forget backup")
     calls = tools.read_text()
     assert "run-tests.sh \n" in calls and "review.sh \n" in calls and "metrics.sh \n" in calls
-    children = Path(ws.engine.setup.state_dir) / "children"  # type: ignore[union-attr]
+    children = Path(ws.engine.ctx.state_dir) / "children"  # type: ignore[union-attr]
     review = json.loads((children / "post_iteration-10" / "inputs.json").read_text())
     assert review == {"files_changed": "a.py", "parent_session": ws.sid}
     first = ws.fire("on_iteration_complete", {"iteration": 1, "stage": "plan"})

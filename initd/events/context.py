@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from initd.hooks.trust import Trust
 
 
-class Setup(NamedTuple):
+class EventContext(NamedTuple):
     """What firing needs besides the event."""
 
     workspace: str
