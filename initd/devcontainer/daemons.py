@@ -102,13 +102,13 @@ class Keeper:
         threads = []
         for sid in self.sessions:
             thread = threading.Thread(target=lambda s=sid: counts.append(
-                spawn.stop_session(s, self.uid, grace)), name="devcontainer-stop",
+                spawn.stop_process_session(s, self.uid, grace)), name="devcontainer-stop",
                 daemon=True)
             try:
                 thread.start()
                 threads.append(thread)
             except RuntimeError:
-                counts.append(spawn.stop_session(sid, self.uid, grace))
+                counts.append(spawn.stop_process_session(sid, self.uid, grace))
         for thread in threads:
             thread.join()
         return sum(counts)

@@ -34,7 +34,7 @@ def recover_interrupted(store: StatusStore, gone: Callable[[dict[str, Any]], boo
     The process group each left behind is stopped only by a process of the tree's own
     user (the hook service, after its predecessor): root never signals a group it read
     from a file the agent can write (invariant 8; the supervisor stops a dead service's
-    hooks by the session it started, spawn.stop_session)."""
+    hooks by the session it started, spawn.stop_process_session)."""
     ours = store.owner is None or store.owner[0] == os.geteuid()
     recovered: list[str] = []
     try:

@@ -58,7 +58,7 @@ def probe(flags: str, account: Account | None, env: Mapping[str, str], cwd: str,
     script = f"printf %s {mark}; env -0 2>/dev/null || cat /proc/self/environ; printf %s {mark}"
     got = runner.capture((shell, flags, script), env=env, cwd=cwd, account=account,
                          timeout=TIMEOUT, grace=grace, cancel=cancel, stdout_head=LIMIT,
-                         session=True)
+                         new_session=True)
     what = f"userEnvProbe: {shell} {flags} as {account.name}"
     if got.exec_error is not None:
         return Probed({}, f"{what}: {got.exec_error}")

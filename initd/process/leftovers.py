@@ -48,7 +48,7 @@ def stop_leftover_group(pgid: int, leader_started: object, grace: float) -> bool
 
 
 def _in_session(pid: int, sid: int, uid: int | None) -> bool:
-    """(Strict: at the descriptor limit this raises, and spawn.stop_session waits for
+    """(Strict: at the descriptor limit this raises, and spawn.stop_process_session waits for
     one: "cannot look" is never "none left".)"""
     fields = stat_fields(pid, strict=True)
     if fields is None or fields[0] in (b"Z", b"X") or int(fields[3]) != sid:
@@ -62,7 +62,7 @@ def _session_members(sid: int, uid: int | None) -> list[int]:
             if name.isdigit() and _in_session(int(name), sid, uid)]
 
 
-def stop_session(sid: int, uid: int | None, grace: float) -> int:
+def stop_process_session(sid: int, uid: int | None, grace: float) -> int:
     """Stop what is left of the session ``sid`` (a hook service that died: its hooks, in
     groups of their own, are still in its session): TERM, ``grace``, KILL, to each
     process seen in that session and owned by ``uid``. The session id is the dead

@@ -77,7 +77,7 @@ class Drain:
             child = spawn.spawn(spawn.Spec(
                 argv=(tail, "-c", str(KEEP + 1)), env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
                 cwd="/", account=account, stdin=fd, stdout=spawn.PIPE, stderr=spawn.DEVNULL,
-                session=True))
+                new_session=True))
         except (InitdError, OSError):
             return None
         return cls(child)

@@ -111,7 +111,8 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
         child = spawn.spawn(spawn.Spec(
             argv=tuple(argv) if argv else (path,), env=env, cwd=cwd, account=account,
             stdin=spawn.DEVNULL if stdin is None else spawn.PIPE,
-            stdout=spawn.PIPE, stderr=spawn.STDOUT, limits=limits, session=keeper is not None))
+            stdout=spawn.PIPE, stderr=spawn.STDOUT, limits=limits,
+            new_session=keeper is not None))
     except InitdError as err:  # not found 127, not executable 126; no working directory 126
         out.note(f"[initd: {err}]\n")
         out.close()
@@ -227,8 +228,8 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             account: Account | None, timeout: float, stdin: bytes | None = None,
             grace: float = 5.0, cancel: threading.Event | None = None,
             limits: Limits = NO_LIMITS, stdout_head: int = KEEP,
-            session: bool = False) -> Captured:
-    """Run ``argv`` in its own group (``session``: a session of its own, without a
+            new_session: bool = False) -> Captured:
+    """Run ``argv`` in its own group (``new_session``: a session of its own, without a
     controlling terminal) with stdout and stderr kept apart (bounded: stdout's first
     ``stdout_head`` bytes, an event hook's answer); the timeout or a cancel stops the
     whole group. Never raises for what the command does."""
@@ -238,7 +239,7 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
         child = spawn.spawn(spawn.Spec(
             argv=tuple(argv), env=env, cwd=cwd, account=account,
             stdin=spawn.DEVNULL if stdin is None else spawn.PIPE,
-            stdout=spawn.PIPE, stderr=spawn.PIPE, limits=limits, session=session))
+            stdout=spawn.PIPE, stderr=spawn.PIPE, limits=limits, new_session=new_session))
     except InitdError as error:
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     assert child.popen.stdout is not None and child.popen.stderr is not None

@@ -34,7 +34,7 @@ from initd.process.execfail import ExecFailed as ExecFailed
 from initd.process.execfail import exec_failure
 from initd.process.leftovers import KILL_SETTLE as KILL_SETTLE
 from initd.process.leftovers import stop_leftover_group as stop_leftover_group
-from initd.process.leftovers import stop_session as _stop_session
+from initd.process.leftovers import stop_process_session as _stop_process_session
 from initd.process.procfs import proc_groups
 from initd.process.procfs import real_uid as real_uid
 from initd.process.procfs import start_ticks as start_ticks
@@ -131,8 +131,8 @@ def spawn(spec: Spec) -> Child:
             stdin=spec.stdin,
             stdout=spec.stdout,
             stderr=spec.stderr,
-            process_group=None if spec.session else 0,
-            start_new_session=spec.session,
+            process_group=None if spec.new_session else 0,
+            start_new_session=spec.new_session,
             restore_signals=True,
             close_fds=True,
             pass_fds=spec.pass_fds,
@@ -246,14 +246,14 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
     return code
 
 
-def stop_session(sid: int, uid: int | None, grace: float) -> int:
-    """leftovers.stop_session, which lists /proc: at the descriptor limit (EMFILE, ENFILE:
+def stop_process_session(sid: int, uid: int | None, grace: float) -> int:
+    """leftovers.stop_process_session, which lists /proc: at the descriptor limit (EMFILE, ENFILE:
     a flood on the probe port under a small limit) it waits for one, up to LIMIT_WAIT,
     rather than leave the session's processes running or raise in root's worker."""
     deadline = time.monotonic() + LIMIT_WAIT
     while True:
         try:
-            return _stop_session(sid, uid, grace)
+            return _stop_process_session(sid, uid, grace)
         except OSError as err:
             if err.errno not in (errno.EMFILE, errno.ENFILE):
                 raise

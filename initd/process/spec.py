@@ -34,8 +34,8 @@ class Spec(NamedTuple):
     stderr: int | IO[bytes] | None = INHERIT
     pass_fds: tuple[int, ...] = ()  # kept open in the child, at the same numbers
     # A session of its own (setsid) instead of only a group: everything it starts stays
-    # in that session, so once it is gone its leftovers can be found (stop_session).
-    session: bool = False
+    # in that session, so once it is gone its leftovers can be found (stop_process_session).
+    new_session: bool = False
     # setrlimit in the child before it runs (initd/process/limits.py: through a trampoline)
     limits: Limits = NO_LIMITS
 

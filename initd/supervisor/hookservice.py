@@ -54,7 +54,7 @@ class ServiceChild(Supervised):
                  log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
         # may live without hooks for a while, never because of them.
-        super().__init__("hook-service", spec._replace(session=True), restart=Restart.ALWAYS,
+        super().__init__("hook-service", spec._replace(new_session=True), restart=Restart.ALWAYS,
                          backoff=Backoff(max_restarts=2**31, window=window), grace=grace,
                          log=log, ready_by="its control API")
         self.listener = listener
@@ -97,13 +97,14 @@ class ServiceChild(Supervised):
         uid = self.spec.account.uid if self.spec.account is not None else None
         outlived = child.popen.returncode is not None  # (at a stop: it counts itself)
 
-        def stop_session() -> None:
-            stopped = spawn.stop_session(child.pid, uid, max(0.0, deadline - time.monotonic()))
+        def stop_process_session() -> None:
+            stopped = spawn.stop_process_session(child.pid, uid,
+                                                 max(0.0, deadline - time.monotonic()))
             if stopped and outlived:
                 self.log.warning("the hook service's hooks outlived it: stopped",
                                  processes=stopped)
 
-        self._spawn_worker("leftovers", stop_session)  # (may take the grace: off the loop)
+        self._spawn_worker("leftovers", stop_process_session)  # (may take the grace: off the loop)
 
     def waitables(self) -> list[Any]:
         channel = self.channel

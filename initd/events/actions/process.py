@@ -33,7 +33,8 @@ def command(call: Call, spec: Command | Exec) -> ActionResult:
     a controlling terminal (the reference: "command hooks run in their own session")."""
     argv = [spec.command, *spec.args] if isinstance(spec, Exec) else \
         [spec.shell, "-c", spec.command]
-    return run_process(call, argv, {"CLAUDE_PROJECT_DIR": call.workspace}, session=True)
+    return run_process(call, argv, {"CLAUDE_PROJECT_DIR": call.workspace},
+                       new_session=True)
 
 
 def script(call: Call, spec: Script) -> ActionResult:
@@ -68,7 +69,7 @@ def git_push(call: Call, spec: GitPush) -> ActionResult:
 
 
 def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = None,
-         unknown: tuple[str, ...] = (), git: bool = False, session: bool = False
+         unknown: tuple[str, ...] = (), git: bool = False, new_session: bool = False
          ) -> ActionResult:
     env = {**call.env, **(refs or {})}
     if git:  # the workspace's repository, whatever git may have called the agent
@@ -82,7 +83,7 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
                          timeout=call.hook.timeout, stdin=stdin, grace=call.grace,
                          cancel=call.cancel, limits=call.limits,
-                         stdout_head=answers.ANSWER_LIMIT, session=session)
+                         stdout_head=answers.ANSWER_LIMIT, new_session=new_session)
     duration = round((time.monotonic() - started) * 1000, 1)
     err = got.stderr.text()  # at most 64 KiB: head and tail
     shown = answers.kept(bytes(got.stdout.head), bytes(got.stdout.tail), not got.stdout.elided)
