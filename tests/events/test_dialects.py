@@ -385,3 +385,31 @@ def test_load_all_in_order_and_the_cache_sees_changes(ws: Path) -> None:
     assert [h.label for h in cache.get().hooks if h.dialect == "nyzhi"] == ["m", "o"]
     (ws / ".discobot" / "hooks" / "10-a.sh").unlink()
     assert "discobot" not in {h.dialect for h in cache.get().hooks}
+
+
+# --- what every dialect's field checker refuses
+
+
+BIG = 10**400  # a whole number TOML, JSON and YAML all read, too big for a float
+
+
+@pytest.mark.parametrize(("file", "text", "key"), [
+    (".nyzhi/config.toml", f'[[agent.hooks]]\nevent = "after_turn"\ncommand = "true"\n'
+                           f"timeout = {BIG}\n", "agent.hooks[0].timeout"),
+    (".autoagent/config.json", json.dumps({"hooks": {"PreExecutionStart": [
+        {"type": "command", "command": "true", "timeout": BIG}]}}),
+     "hooks.PreExecutionStart[0].timeout"),
+    (".iteratr.hooks.yml", f"version: 1\nhooks:\n  pre_iteration:\n"
+                           f"    - command: 'true'\n      timeout: {BIG}\n",
+     "hooks.pre_iteration[0].timeout"),
+], ids=["nyzhi", "autoagent", "iteratr"])
+def test_a_number_too_big_for_a_float_is_that_hooks_error(ws: Path, file: str, text: str,
+                                                          key: str) -> None:
+    """Each format allows an integer of any size; before one field checker served every
+    format, the dialects' converted it to a float unguarded, and OverflowError ended
+    `initd hooks check` with a traceback and no line naming the file."""
+    put(ws / file, text)
+    found = dialects.load_all(str(ws), str(ws / "no-image"), home(ws))
+    assert found.hooks == []
+    [error] = errors(found)
+    assert error.startswith(f"{ws / file}: {key}: expected a number > 0, got ")
