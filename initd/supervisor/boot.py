@@ -25,6 +25,7 @@ from initd.supervisor.backoff import Backoff
 from initd.supervisor.children import (
     agent_environment,
     agent_readiness,
+    bind_socket,
     start_service,
     wants_service,
 )
@@ -49,6 +50,8 @@ PROBLEMS_LOOK = 2.0  # seconds between looks at problems that end by themselves
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
 if TYPE_CHECKING:
+    from initd.hooks import precommit
+    from initd.hooks.context import HookContext
     from initd.supervisor.health import Probes
     from initd.supervisor.hookservice import ServiceChild
 
@@ -78,9 +81,9 @@ def boot(flags: argparse.Namespace) -> int:
             return stopped_at_boot(config, signals, logger)
         serve = wants_service(config)
         devcontainer_json = find_devcontainer(config)  # (its parser only when there is one)
-        ctx = None
-        if repo is not None or serve or devcontainer_json is not None or any(
-                hook.type == "session" for hook in hooks):
+        ctx = None  # the hooks' state, made (and the last run's records recovered) before
+        if repo is not None or devcontainer_json is not None or any(  # any hook runs;
+                hook.type == "session" for hook in hooks):  # with none, after the agent
             ctx = hook_context(config, account, logger)._replace(snapshots=roots)
         dev = None if devcontainer_json is None else devcontainer_phase(ctx, logger)
         if dev is not None and ctx is not None:  # (read first: its containerEnv is theirs)
@@ -94,13 +97,10 @@ def boot(flags: argparse.Namespace) -> int:
             install_precommit(repo, account, hooks, ctx.session_id, config.secret, logger)
         if signals.stop.is_set():  # stopped during them, or the chain's git: no agent
             return stopped_at_boot(config, signals, logger)
-        for path in agentfs.refused_chowns():  # (said once: --cap-drop CHOWN)
-            logger.warning("cannot give what root made for the agent to the agent (no "
-                           "CAP_CHOWN?): its hook service may not write its state there",
-                           path=path)
-        if serve and ctx is not None:  # 5a. the hook service, started beside the agent
-            rest.service = start_service(config, account, ctx, repo, signals, logger)
-        return run_agent(config, account, rest, signals, logger, probes)
+        refused_chowns(logger)
+        if not serve:
+            return run_agent(config, account, rest, signals, logger, probes)
+        return agent_then_service(config, account, rest, signals, logger, probes, ctx, repo)
     finally:
         rest.finish()  # (what was not stopped yet: a stop before the agent, an error)
         if roots is not None:
@@ -109,12 +109,41 @@ def boot(flags: argparse.Namespace) -> int:
             probes.close()
 
 
+def agent_then_service(config: settings.Settings, account: users.Account | None,
+                       rest: Shutdown, signals: SignalChannel, logger: log.Logger,
+                       probes: Probes | None, ctx: HookContext | None,
+                       repo: precommit.Repo | None) -> int:
+    """5. The control socket bound (a request made before the hook service serves waits
+    in its backlog), the agent started, and then the hook service, with the hooks' state
+    when no hook ran before the agent (made then: hook_context's ``agent_started``)."""
+    listener = bind_socket(config, account, logger)
+    if listener is None:
+        return run_agent(config, account, rest, signals, logger, probes)
+
+    def service() -> ServiceChild:
+        made = ctx if ctx is not None else hook_context(config, account, logger,
+                                                         agent_started=True)
+        refused_chowns(logger)
+        return start_service(config, account, made, repo, listener, logger)
+
+    try:
+        return run_agent(config, account, rest, signals, logger, probes, service)
+    finally:
+        if rest.service is None:  # stopped before the agent started: no service
+            from initd.supervisor.hookservice import close_listener
+
+            close_listener(listener)
+
+
 def run_agent(config: settings.Settings, account: users.Account | None, rest: Shutdown,
-              signals: SignalChannel, logger: log.Logger, probes: Probes | None = None) -> int:
-    """5b-7: the agent, supervised until it ends or initd is told to stop; then the rest
-    (shutdown.py: the stop's one budget)."""
-    service, lifecycle = rest.service, rest.lifecycle
-    env = agent_environment(config, account, service)
+              signals: SignalChannel, logger: log.Logger, probes: Probes | None = None,
+              service_after: Callable[[], ServiceChild] | None = None) -> int:
+    """5b-7: the agent first, then (``service_after``) its hook service and what the agent
+    does not wait for; supervised until the agent ends or initd is told to stop; then the
+    rest (shutdown.py: the stop's one budget)."""
+    lifecycle = rest.lifecycle
+    env = agent_environment(config, account, serving=service_after is not None)
+    service: ServiceChild | None = None
     agent = Supervised(  # 5b. the agent
         "agent",
         spawn.Spec(argv=config.command, env=env if lifecycle is None else
@@ -131,12 +160,21 @@ def run_agent(config: settings.Settings, account: users.Account | None, rest: Sh
             return config.remapped(128 + signals.stop_signal)
         with log.phase(logger, "agent start"):
             agent.start()
+        if service_after is not None:  # (a request the agent makes waits in its backlog)
+            service = rest.service = service_after()
         code = supervise(agent, signals, logger, service, probes, rest.begin,  # 6-7.
                          lifecycle.attach if lifecycle is not None else None)
     finally:
         tell(describe(agent, service, "stopping"), service, probes)
         rest.finish()  # the agent first, then its hook service; the rest with them
     return config.remapped(code)
+
+
+def refused_chowns(logger: log.Logger) -> None:
+    for path in agentfs.refused_chowns():  # (said once: --cap-drop CHOWN)
+        logger.warning("cannot give what root made for the agent to the agent (no "
+                       "CAP_CHOWN?): its hook service may not write its state there",
+                       path=path)
 
 
 def stopped_at_boot(config: settings.Settings, signals: SignalChannel,

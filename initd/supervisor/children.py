@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from initd.config import log, paths, settings
 from initd.errors import InitdError
 from initd.process import limits, spawn, users
-from initd.supervisor.sigchan import SignalChannel
 
 if TYPE_CHECKING:
+    import socket
+
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
     from initd.supervisor.hookservice import ServiceChild
@@ -28,26 +29,34 @@ def wants_service(config: settings.Settings) -> bool:
     return config.workspace_given or os.path.isdir(paths.workspace_hooks(config.workspace))
 
 
-def start_service(config: settings.Settings, account: users.Account | None,
-                  ctx: HookContext, repo: precommit.Repo | None,
-                  signals: SignalChannel, logger: log.Logger) -> ServiceChild | None:
-    """The hook service as a supervised child, as the agent user, on the socket root binds
-    here. Every hook it runs runs as the agent: root runs no hook once the agent runs
-    (invariant 11). It starts isolated (invariant 8):
-    ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
-    ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
-    import json
-
-    from initd.http import server
-    from initd.supervisor.hookservice import ServiceChild
+def bind_socket(config: settings.Settings, account: users.Account | None,
+                logger: log.Logger) -> socket.socket | None:
+    """The control socket, bound and listening before the agent starts: a request the
+    agent makes before the hook service serves waits in its backlog, as during a restart.
+    None when it cannot be bound and the service was not asked for by name (a warning)."""
+    from initd.http import bind
 
     try:
-        listener = server.bind(config.socket, account.gid if account is not None else None)
+        return bind.bind(config.socket, account.gid if account is not None else None)
     except InitdError as err:
         if config.service:  # asked for by name: initd's own error
             raise
         logger.warning("hook service not started", error=str(err))
         return None
+
+
+def start_service(config: settings.Settings, account: users.Account | None,
+                  ctx: HookContext, repo: precommit.Repo | None,
+                  listener: socket.socket, logger: log.Logger) -> ServiceChild:
+    """The hook service as a supervised child, as the agent user, on the socket bound
+    before the agent started. Every hook it runs runs as the agent: root runs no hook once
+    the agent runs (invariant 11). It starts isolated (invariant 8):
+    ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
+    ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
+    import json
+
+    from initd.supervisor.hookservice import ServiceChild
+
     argv = [sys.executable, "-I", "-m", "initd", "service",
             "--agent-command", json.dumps(list(config.command))]
     own = service_settings(config, ctx.session_id, account)
@@ -60,8 +69,8 @@ def start_service(config: settings.Settings, account: users.Account | None,
         precommit=precommit_refresh(repo, env),  # (root may run it: never containerEnv)
         window=config.restart_window, grace=config.grace, log=logger)
     with log.phase(logger, "hook service start", socket=config.socket):
-        service.start()  # the agent does not wait for it: a request made before the
-    return service  # service serves waits in the socket's backlog, as during a restart
+        service.start()
+    return service
 
 
 def container_env(ctx: HookContext) -> dict[str, str]:
@@ -109,11 +118,11 @@ def service_settings(config: settings.Settings, session: str,
 
 
 def agent_environment(config: settings.Settings, account: users.Account | None,
-                      service: ServiceChild | None) -> dict[str, str]:
+                      serving: bool) -> dict[str, str]:
     """initd's environment, the agent user's login variables, and INITD_SOCKET only when
-    a hook service really serves there (it tells the agent that one does)."""
+    a hook service will serve there (its socket is bound: it tells the agent one does)."""
     env = spawn.environment(os.environ, account, remove=("INITD_SOCKET",))
-    if service is not None:
+    if serving:
         env["INITD_SOCKET"] = config.socket
     if config.state_dir is not None:  # the agent's `initd hooks status` reads it there
         env["INITD_STATE_DIR"] = config.state_dir

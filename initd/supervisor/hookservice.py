@@ -261,11 +261,17 @@ class ServiceChild(Supervised):
 
     def close(self) -> None:
         """At the very end: the socket goes (the agent's clients see it gone)."""
-        import os
+        close_listener(self.listener)
 
-        path = self.listener.getsockname()
-        self.listener.close()
-        try:
-            os.unlink(path)  # a link put there is removed, never followed
-        except OSError:
-            pass
+
+def close_listener(listener: socket.socket) -> None:
+    """The control socket closed and its file gone: at the service's end, or when boot
+    stopped before the service it was bound for started."""
+    import os
+
+    path = listener.getsockname()
+    listener.close()
+    try:
+        os.unlink(path)  # a link put there is removed, never followed
+    except OSError:
+        pass
