@@ -18,6 +18,8 @@ the same run on the same machine (never as timed unit tests).
        --entrypoint and vs tini (bench/startstop.py)
 26. /healthz's p50/p99 while the probe port is abused, against the same port quiet
     (bench/probeport.py)
+29-31. a start's CPU and time to the agent, quiet and with every core busy, and where
+    the CPU goes (bench/cpu.py)
 27-28. a devcontainer.json command's output: a waited stage printing 3 million lines
     against the same stage silent, and root's CPU under a `yes &` daemon against the
     daemon's own (bench/lifecycle_output.py)
@@ -261,6 +263,9 @@ def run_all() -> None:
           f"{psutil.virtual_memory().total / 2**30:.0f} GiB, Linux {platform.release()}, "
           f"Python {platform.python_version()}, tini {'found' if TINI else 'not installed'}")
     boot()
+    import cpu  # bench/cpu.py: a start's CPU, and its time to the agent, quiet and busy
+
+    cpu.run()
     reaping()
     memory()
     latency()
