@@ -1,11 +1,41 @@
 """The main command, ``initd [OPTIONS] -- CMD``, in the supervisor process PID 1 forked:
-parse the command line, then boot (initd/supervisor/boot.py)."""
+parse the command line, then boot (initd/supervisor/boot.py).
+
+The common command line, ``initd [--] CMD [ARGS...]`` with no option, is read by hand:
+argparse and the options' module are ~6 ms of CPU of every such boot (bench/cpu.py), and
+a command line without options means every option unset. ``tests/commands/
+test_supervise.py`` holds it to what the parser makes of the same line.
+"""
 
 from __future__ import annotations
 
-from initd.commands import options
-from initd.supervisor import boot
+from types import SimpleNamespace
+from typing import Any
+
+# every option's dest, as the parser has them (options.parser: its defaults are all None)
+OPTIONS = ("workspace", "user", "grace", "stop_signal", "remap_exit", "restart",
+           "max_restarts", "restart_window", "env_file", "config", "ready_port", "ready_url",
+           "health_port", "session_id", "hooks_dir", "secret", "state_dir", "socket",
+           "service", "max_reprompts", "trust", "trust_file", "precommit", "devcontainer",
+           "verbose", "log_format")
 
 
 def main(argv: list[str]) -> int:
-    return boot.boot(options.parse(argv))
+    from initd.supervisor import boot
+
+    return boot.boot(plain(argv) or parsed(argv))
+
+
+def plain(argv: list[str]) -> Any:
+    """``[--] CMD [ARGS...]``, read by hand: every option unset, as the parser would
+    leave it; None for any other command line (an option, --help, no command)."""
+    command = argv[1:] if argv[:1] == ["--"] else argv
+    if not command or (argv[:1] != ["--"] and command[0].startswith("-")):
+        return None
+    return SimpleNamespace(**dict.fromkeys(OPTIONS), command=list(command))
+
+
+def parsed(argv: list[str]) -> Any:
+    from initd.commands import options
+
+    return options.parse(argv)

@@ -9,10 +9,9 @@ expected.
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from initd.config.paths import (
     DEFAULT_CONFIG,
@@ -46,6 +45,9 @@ from initd.process.limits import Limits
 SOCKET_HELP = (f"default {DEFAULT_SOCKET} as root, else $XDG_RUNTIME_DIR/initd.sock or "
                "/tmp/initd-UID/initd.sock")
 ALWAYS_SECRET = ("DISCOBOT_SECRET",)  # removed from every hook's environment, whatever else
+
+if TYPE_CHECKING:
+    import argparse
 
 
 class Option(NamedTuple):

@@ -7,7 +7,6 @@ its own children, through their pidfds.
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
@@ -50,6 +49,8 @@ PROBLEMS_LOOK = 2.0  # seconds between looks at problems that end by themselves
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
 if TYPE_CHECKING:
+    import argparse
+
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
     from initd.supervisor.health import Probes

@@ -18,12 +18,11 @@ When the agent ends by itself, everything else is stopped at once the same way.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from initd.state import statefile
 
 if TYPE_CHECKING:
     from initd.devcontainer.lifecycle import Lifecycle
@@ -50,7 +49,9 @@ class Shutdown:
         if self.deadline is not None:
             return
         self.deadline = time.monotonic() + self.grace
-        statefile.STOPPING.set()
+        statefile = sys.modules.get("initd.state.statefile")  # (none imported: no writer)
+        if statefile is not None:
+            statefile.STOPPING.set()
         for stop in (self.background.stop if self.background else None,
                      self.lifecycle.stop if self.lifecycle else None):
             if stop is not None:

@@ -1,0 +1,46 @@
+"""The main command's common line, ``initd [--] CMD [ARGS...]``, is read by hand (no
+argparse: ~6 ms of CPU of every such boot). What it makes of a line must be what the
+parser makes of it, for every line it takes; every other line goes to the parser."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from initd.commands import options, supervise
+
+WORDS = st.sampled_from(["--", "-v", "--help", "-", "true", "sh", "-c", "x y", "--grace",
+                         "=", "--workspace=/w", "hooks", "é", ""])
+
+
+@given(st.lists(WORDS, max_size=6))
+def test_a_line_read_by_hand_is_what_the_parser_makes_of_it(argv: list[str]) -> None:
+    mine = supervise.plain(argv)
+    if mine is not None:
+        assert vars(mine) == vars(options.parse(argv))
+
+
+def test_the_lines_it_takes_and_leaves() -> None:
+    assert supervise.plain(["true"]).command == ["true"]
+    assert supervise.plain(["--", "-v"]).command == ["-v"]  # after --, CMD's own
+    assert supervise.plain(["sh", "-c", "exit 3"]).command == ["sh", "-c", "exit 3"]
+    for argv in ([], ["--"], ["-v", "--", "true"], ["--help"], ["--grace", "3", "true"]):
+        assert supervise.plain(argv) is None, argv  # the parser says what is wrong
+
+
+def test_it_knows_every_option_the_parser_has() -> None:
+    assert set(vars(options.parse(["--", "true"]))) == {*supervise.OPTIONS, "command"}
+
+
+def test_a_plain_boot_imports_no_argparse(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "initd", "--", "true"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "initd.supervisor.boot" in imported
+    assert imported & {"argparse", "initd.commands.options"} == set()
