@@ -58,6 +58,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def get_percentiles(port: int, gets: int) -> tuple[float, float]:
+    """p50 and p99 in milliseconds of ``gets`` GETs of /readyz on ``port``, one at a time."""
+    samples = []
+    deadline = time.monotonic() + 10
+    while True:  # (the bare server may still be starting)
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    for _ in range(gets):
+        start = time.perf_counter()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
+            r.read()
+        samples.append((time.perf_counter() - start) * 1000)
+    samples.sort()
+    return samples[len(samples) // 2], samples[int(len(samples) * 0.99) - 1]
+
+
 def probes(runs: int = 40, gets: int = 500) -> None:
     """initd as PID 1 with a ready agent, then the two kinds of probe against it."""
     where = tempfile.mkdtemp(prefix="initd-bench-probes-")
@@ -81,19 +102,20 @@ def probes(runs: int = 40, gets: int = 500) -> None:
               f"{'' if ready / floor <= 1.5 else ' MISSED'}")
         from cpu import burners  # bench/cpu.py: a busy loop per core
 
-        for label, busy in (("quiet", contextlib.nullcontext()), ("busy", burners())):
-            samples = []
-            with busy:
-                for _ in range(gets):
-                    start = time.perf_counter()
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz",
-                                                timeout=5) as r:
-                        r.read()
-                    samples.append((time.perf_counter() - start) * 1000)
-            samples.sort()
-            p50, p99 = samples[len(samples) // 2], samples[int(len(samples) * 0.99) - 1]
-            print(f"probes    httpGet /readyz, {gets} calls, {label}: p50 {p50:.2f} ms, p99 "
-                  f"{p99:.2f} ms (goal p99 <= 2 ms){'' if p99 <= 2 else ' MISSED'}")
+        bare_port = free_port()  # the floor: a bare server, alone in its process
+        bare = subprocess.Popen([PY, str(Path(__file__).parent / "bare_http.py"),
+                                 str(bare_port)])
+        try:
+            for label, busy in (("quiet", contextlib.nullcontext()), ("busy", burners())):
+                with busy:
+                    p50, p99 = get_percentiles(port, gets)
+                    _, floor99 = get_percentiles(bare_port, gets)
+                print(f"probes    httpGet /readyz, {gets} calls, {label}: p50 {p50:.2f} ms, "
+                      f"p99 {p99:.2f} ms (goal p99 <= 2 ms){'' if p99 <= 2 else ' MISSED'} | "
+                      f"a bare server's p99 {floor99:.2f} ms")
+        finally:
+            bare.kill()
+            bare.wait()
     finally:
         init.kill()  # (unshare passes no TERM on; --kill-child ends the namespace)
         init.wait(30)
