@@ -105,3 +105,22 @@ def test_once_the_agent_runs_recovery_leaves_a_live_runners_hook(tmp_path: Path)
         runner.send_signal(signal.SIGKILL)
         runner.wait()
         forget_session(sid)
+
+
+def imported(*args: str, cwd: Path) -> set[str]:
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "initd", *args],
+                         capture_output=True, text=True, timeout=60, cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    return {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_a_workspace_that_is_no_repository_never_imports_the_chain(tmp_path: Path) -> None:
+    """The pre-commit chain's modules (~4 ms of a boot) only for a repository's top."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    args = ("--workspace", str(ws), "--no-service", "--state-dir", str(tmp_path / "state"),
+            "--hooks-dir", str(tmp_path / "none"), "--", "true")
+    assert "initd.hooks.precommit" not in imported(*args, cwd=tmp_path)
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    assert "initd.hooks.precommit" in imported(*args, cwd=tmp_path)  # (and then it is)

@@ -44,6 +44,8 @@ def find_repo(config: settings.Settings, account: users.Account | None,
     nothing as root); a broken one is a warning: the agent runs without the chain. Its
     git calls, and the chain's, stop at the stop signal (a FIFO the agent planted as
     its config holds git for its whole timeout): the caller then checks ``stop``."""
+    if not os.path.lexists(os.path.join(config.workspace, ".git")):
+        return None  # not a repository's top (as Repo.find says), without its ~4 ms import
     from initd.hooks import precommit
 
     try:
