@@ -1,10 +1,10 @@
 """The main command, ``initd [OPTIONS] -- CMD``, in the supervisor process PID 1 forked:
 parse the command line, then boot (initd/supervisor/boot.py).
 
-The common command line, ``initd [--] CMD [ARGS...]`` with no option, is read by hand:
-argparse and the options' module are ~6 ms of CPU of every such boot (bench/cpu.py), and
-a command line without options means every option unset. ``tests/commands/
-test_supervise.py`` holds it to what the parser makes of the same line.
+The common command lines, ``initd [--user NAME] [--] CMD [ARGS...]`` (tini's, and the
+README's ENTRYPOINT), are read by hand: argparse and the options' module are ~6 ms of CPU
+of every such boot (bench/cpu.py), and such a line leaves every other option unset.
+``tests/commands/test_supervise.py`` holds it to what the parser makes of the same line.
 """
 
 from __future__ import annotations
@@ -27,12 +27,18 @@ def main(argv: list[str]) -> int:
 
 
 def plain(argv: list[str]) -> Any:
-    """``[--] CMD [ARGS...]``, read by hand: every option unset, as the parser would
-    leave it; None for any other command line (an option, --help, no command)."""
+    """``[--user NAME] [--] CMD [ARGS...]`` (the README's ENTRYPOINT, and tini's line),
+    read by hand: every other option unset, as the parser would leave it; None for any
+    other command line (another option, --help, no command), which the parser reads."""
+    user = None
+    if argv[:1] == ["--user"] and len(argv) > 1 and not argv[1].startswith("-"):
+        user, argv = argv[1], argv[2:]
+    elif argv[:1] and argv[0].startswith("--user="):
+        user, argv = argv[0].removeprefix("--user="), argv[1:]
     command = argv[1:] if argv[:1] == ["--"] else argv
     if not command or (argv[:1] != ["--"] and command[0].startswith("-")):
         return None
-    return SimpleNamespace(**dict.fromkeys(OPTIONS), command=list(command))
+    return SimpleNamespace(**{**dict.fromkeys(OPTIONS), "user": user}, command=list(command))
 
 
 def parsed(argv: list[str]) -> Any:

@@ -1,5 +1,5 @@
-"""The main command's common line, ``initd [--] CMD [ARGS...]``, is read by hand (no
-argparse: ~6 ms of CPU of every such boot). What it makes of a line must be what the
+"""The main command's common lines, ``initd [--user NAME] [--] CMD [ARGS...]``, are read by
+hand (no argparse: ~6 ms of CPU of every such boot). What it makes of a line must be what the
 parser makes of it, for every line it takes; every other line goes to the parser."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from initd.commands import options, supervise
 
 WORDS = st.sampled_from(["--", "-v", "--help", "-", "true", "sh", "-c", "x y", "--grace",
-                         "=", "--workspace=/w", "hooks", "é", ""])
+                         "=", "--workspace=/w", "hooks", "é", "", "--user", "agent",
+                         "--user=agent", "--user=", "--user=-x", "--us"])
 
 
 @given(st.lists(WORDS, max_size=6))
@@ -28,7 +29,10 @@ def test_the_lines_it_takes_and_leaves() -> None:
     assert supervise.plain(["true"]).command == ["true"]
     assert supervise.plain(["--", "-v"]).command == ["-v"]  # after --, CMD's own
     assert supervise.plain(["sh", "-c", "exit 3"]).command == ["sh", "-c", "exit 3"]
-    for argv in ([], ["--"], ["-v", "--", "true"], ["--help"], ["--grace", "3", "true"]):
+    assert vars(supervise.plain(["--user", "agent", "--", "api"])) == {
+        **dict.fromkeys(supervise.OPTIONS), "user": "agent", "command": ["api"]}
+    for argv in ([], ["--"], ["-v", "--", "true"], ["--help"], ["--grace", "3", "true"],
+                 ["--user", "-x", "true"], ["--user", "a", "--user", "b", "true"]):
         assert supervise.plain(argv) is None, argv  # the parser says what is wrong
 
 
