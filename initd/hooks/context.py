@@ -101,13 +101,15 @@ def session_id(given: str | None, log: Logger) -> str:
 
 def make(options: Options, agent: users.Account | None, log: Logger,
          session: str | None = None, *,
-         recover: Callable[[dict[str, Any]], bool] | None = None) -> HookContext:
-    """The context for running hooks. With ``recover``, the state directories are made
-    (``state_problem`` says why they cannot be), and hooks left ``running`` by a
-    process that died (``recover(entry)`` says whether it did) are recovered first:
-    boot recovers every one (nothing of initd's runs yet), a (re)started hook service
-    those whose runner is gone; a commit or a CLI run none, as a background session hook
-    may really be running."""
+         recover: Callable[[dict[str, Any]], bool] | None = None,
+         prepare: bool = False) -> HookContext:
+    """The context for running hooks. With ``recover`` or ``prepare``, the state
+    directories are made (``state_problem`` says why they cannot be); with ``recover``,
+    hooks left ``running`` by a process that died (``recover(entry)`` says whether it
+    did) are recovered first: boot before the agent recovers every one (nothing of
+    initd's runs yet), a (re)started hook service those whose runner is gone; a commit,
+    a CLI run or root once the agent runs none (``prepare`` alone: root then takes no
+    lock of the agent's tree, and the service recovers at its start)."""
     from initd.hooks import recovery
 
     agent = agent or users.current()
@@ -123,10 +125,11 @@ def make(options: Options, agent: users.Account | None, log: Logger,
     ctx = HookContext(workspace=options.workspace, session_id=session, agent=agent,
                       store=store, state=state, secrets=options.secret,
                       grace=options.grace, log=log, trust=trust, limits=options.hook_limits)
-    if recover is not None:  # a process that lives with the session: boot, the service
+    if recover is not None or prepare:  # a process that lives with the session
         problem = prepare_state(ctx)  # (its callers say it)
         if problem is not None:  # kept in memory, for this process's life
             return ctx._replace(store=MemoryStore(store.place, problem))
+    if recover is not None:
         recovery.recover_interrupted(store, recover, options.grace, log)
     return ctx
 

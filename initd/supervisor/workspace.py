@@ -78,14 +78,16 @@ def discover_hooks(config: settings.Settings, logger: log.Logger) -> tuple[Hook,
 def hook_context(config: settings.Settings, account: users.Account | None,
                  logger: log.Logger, agent_started: bool = False) -> HookContext:
     """Where hooks keep their state, for this session, made for the agent (said once
-    when it cannot be written: a --read-only root); hooks a crash left "running" are
-    recovered first. Before the agent starts, every one (nothing of initd's runs yet);
-    once it has (a workspace with no hook to run before it), only those whose runner is
-    gone: a hook the agent's own commit is running is left to finish."""
+    when it cannot be written: a --read-only root). Before the agent starts, hooks a
+    crash left "running" are recovered first, every one (nothing of initd's runs yet).
+    Once it has (a workspace with no hook to run before it), root recovers nothing: a
+    process of the agent's may hold status.json's lock, and root must not wait for it
+    while it supervises; the hook service recovers at its start, as the agent, what a
+    dead runner left (a hook the agent's own commit is running is left to finish)."""
     from initd.hooks import context, recovery  # status, json, threads: on demand
 
     ctx = context.make(config, account, logger, context.session_id(config.session_id, logger),
-                       recover=recovery.runner_gone if agent_started else recovery.any_runner)
+                       recover=None if agent_started else recovery.any_runner, prepare=True)
     if ctx.state_problem is not None:
         logger.warning(ctx.state_problem, state_dir=ctx.state.path)
     return ctx

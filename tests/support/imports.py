@@ -1,0 +1,17 @@
+"""What a run of initd imports, as ``python -X importtime`` reports it: PID 1's and the
+supervisor's modules (the supervisor inherits PID 1's stderr), each by its full name."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def imported(*args: str, cwd: str | Path) -> set[str]:
+    """Every module ``initd ARGS`` imports; the run must succeed."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "initd", *args],
+                         capture_output=True, text=True, timeout=60, cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    return {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()
+            if line.startswith("import time:")}
