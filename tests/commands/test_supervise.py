@@ -4,14 +4,13 @@ parser makes of it, for every line it takes; every other line goes to the parser
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from initd.commands import options, supervise
+from tests.support import imports
 
 WORDS = st.sampled_from(["--", "-v", "--help", "-", "true", "sh", "-c", "x y", "--grace",
                          "=", "--workspace=/w", "hooks", "é", "", "--user", "agent",
@@ -41,10 +40,6 @@ def test_it_knows_every_option_the_parser_has() -> None:
 
 
 def test_a_plain_boot_imports_no_argparse(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "initd", "--", "true"],
-                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()
-                if line.startswith("import time:")}
+    imported = imports.imported("--", "true", cwd=tmp_path)
     assert "initd.supervisor.boot" in imported
     assert imported & {"argparse", "initd.commands.options"} == set()

@@ -18,6 +18,7 @@ import pytest
 from initd.events.claude import matchers
 from initd.events.claude.matchers import MatcherError, matcher, regex_problem
 from initd.events.claude.wildcards import HOLE, Budget, matches, wildcard
+from tests.support import imports
 
 
 def tool(name: str, **tool_input: object) -> dict[str, object]:
@@ -219,14 +220,9 @@ def test_the_parsers_are_imported_only_where_a_rule_needs_them(tmp_path: Path) -
         {"matcher": "^Ba.h$", "hooks": [{"type": "command", "command": "true",
                                          "if": "Bash(rm *)"}]}]}}))
     heavy = {"re2", "tree_sitter", "tree_sitter_bash", "initd.events.claude.shellwords"}
-    boot = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "initd", "--state-dir",
-         str(tmp_path / "state"), "--hooks-dir", str(tmp_path / "none"), "--no-service",
-         "--workspace", str(ws), "--", "true"], capture_output=True, text=True, timeout=60,
-        cwd=str(ws))
-    assert boot.returncode == 0, boot.stderr
-    imported = {line.rsplit("|", 1)[-1].strip() for line in boot.stderr.splitlines()
-                if line.startswith("import time:")}
+    imported = imports.imported("--state-dir", str(tmp_path / "state"), "--hooks-dir",
+                                str(tmp_path / "none"), "--no-service", "--workspace",
+                                str(ws), "--", "true", cwd=ws)
     assert "initd.cli" in imported and imported & heavy == set()
     probe = textwrap.dedent("""\
         import sys

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import imports
 from tests.support.harness import UNSHARE, Initd, run, wait_for
 
 SESSION = "dc"
@@ -468,13 +469,8 @@ def test_a_boot_without_a_devcontainer_json_never_imports_its_parser(
         ws: Path, state: Path) -> None:
     """-X importtime lists every module the supervisor (forked by PID 1) imports."""
     def imported(*more: str) -> set[str]:
-        out = subprocess.run(
-            [sys.executable, "-X", "importtime", "-m", "initd", "--state-dir", str(state),
-             "--hooks-dir", str(state / "none"), "--no-service", *more, "--", "true"],
-            capture_output=True, text=True, timeout=60, cwd=str(ws))
-        assert out.returncode == 0, out.stderr
-        return {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()
-                if line.startswith("import time:")}
+        return imports.imported("--state-dir", str(state), "--hooks-dir", str(state / "none"),
+                                "--no-service", *more, "--", "true", cwd=ws)
     ours = {"initd.devcontainer.config", "initd.devcontainer.lifecycle", "initd.config.jsonc"}
     assert imported() & ours == set()  # tini-style
     assert imported("--workspace", str(ws)) & ours == set()  # a workspace without one
