@@ -10,7 +10,10 @@ of every such boot (bench/cpu.py), and such a line leaves every other option uns
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # every option's dest, as the parser has them (options.parser: its defaults are all None)
 OPTIONS = ("workspace", "user", "grace", "stop_signal", "remap_exit", "restart",

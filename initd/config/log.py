@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
+    from typing import Any
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 _config = {"level": LEVELS["warning"], "json": True}

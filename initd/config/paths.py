@@ -6,7 +6,10 @@ seconds in every pod) imports it, and so does every boot."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DEFAULT_SOCKET = "/run/initd/initd.sock"  # the control API, given to the agent as INITD_SOCKET
 DEFAULT_CONFIG = "/etc/initd/initd.yaml"

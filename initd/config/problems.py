@@ -5,9 +5,8 @@ reason``; a loader that stops at a problem raises it as a LoadError."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from initd.errors import one_line
+from initd.pid1.lean import NamedTuple
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 

@@ -10,8 +10,6 @@ expected.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from initd.config.paths import (
     DEFAULT_CONFIG,
@@ -39,6 +37,7 @@ from initd.config.values import (
     url,
 )
 from initd.errors import InitdError, shown
+from initd.pid1.lean import NamedTuple
 from initd.process.limits import NONE as NO_LIMITS
 from initd.process.limits import Limits
 
@@ -46,8 +45,11 @@ SOCKET_HELP = (f"default {DEFAULT_SOCKET} as root, else $XDG_RUNTIME_DIR/initd.s
                "/tmp/initd-UID/initd.sock")
 ALWAYS_SECRET = ("DISCOBOT_SECRET",)  # removed from every hook's environment, whatever else
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable, Mapping, MutableMapping, Sequence
+    from typing import Any
 
 
 class Option(NamedTuple):

@@ -19,14 +19,17 @@ log.py (its few lines).
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
-from collections.abc import Callable
 
 from initd.errors import InitdError
+from initd.pid1.lean import signal, signal_name
 from initd.pid1.log import DEBUG, INFO, WARN, Log, write_line
 from initd.pid1.signals import WAITED, WAKE_INTERVAL, default_dispositions, take_signals
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -59,7 +62,7 @@ def run(supervisor: Callable[[], int], log: Log | None = None,
     status = _reap_until(pid, log)
     code = exit_code(status)
     if os.WIFSIGNALED(status):  # (kill -9 by someone, the OOM killer): say so, once
-        name = _signal_name(os.WTERMSIG(status))
+        name = signal_name(os.WTERMSIG(status))
         write_line(f"initd: initd's own supervisor was killed by {name}: stopping "
                    f"everything it ran; exit {code}")
     log(INFO, "supervisor exited", code=code)
@@ -78,13 +81,6 @@ def become_subreaper(log: Log) -> bool:
     log(WARN, "not PID 1 and PR_SET_CHILD_SUBREAPER failed: orphans will not be reaped",
         errno=ctypes.get_errno())
     return False
-
-
-def _signal_name(sig: int) -> str:
-    try:
-        return signal.Signals(sig).name
-    except ValueError:
-        return f"signal {sig}"
 
 
 def exit_code(status: int) -> int:
@@ -119,7 +115,7 @@ def _reap_until(supervisor: int, log: Log) -> int:
     while True:
         info = signal.sigtimedwait(WAITED, WAKE_INTERVAL)
         if info is not None and info.si_signo != signal.SIGCHLD:
-            log(DEBUG, "forwarding signal", signal=signal.Signals(info.si_signo).name)
+            log(DEBUG, "forwarding signal", signal=signal_name(info.si_signo))
             try:
                 os.kill(supervisor, info.si_signo)
             except ProcessLookupError:

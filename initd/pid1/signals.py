@@ -4,14 +4,15 @@ PID 1 blocks what it forwards and waits for it with ``sigtimedwait`` (``take_sig
 the supervisor it forks starts from default dispositions with only the forwarded signals
 still blocked (``default_dispositions``), so whatever initd's own parent left ignored
 never reaches the agent. Both halves live here, beside the one list of signals they
-share. PID-1 tier: ``os`` and ``signal`` only; ``ctypes`` only after the fork, and only
-when there is something to undo.
+share. PID-1 tier: ``os`` and ``signal`` (the C module under it: lean.py) only;
+``ctypes`` only after the fork, and only when there is something to undo.
 """
 
 from __future__ import annotations
 
 import os
-import signal
+
+from initd.pid1.lean import signal
 
 # dumb-init's forwarding set: every catchable signal except the job-control stops (which
 # PID 1 ignores), SIGCHLD (ours), and the synchronous faults (ILL TRAP ABRT BUS FPE SEGV

@@ -9,13 +9,15 @@ another user.
 
 from __future__ import annotations
 
-import functools
 import os
-import signal
 import time
-from collections.abc import Callable
 
+from initd.pid1.lean import signal
 from initd.process.procfs import proc_groups, real_uid, signal_if, start_ticks, stat_fields, uids
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 KILL_SETTLE = 1.0  # seconds stop() waits for a KILLed group to be gone (and the stops here)
 
@@ -80,7 +82,7 @@ def _stop_each(members: Callable[[], list[int]], still: Callable[[int], bool],
     signalled: set[int] = set()
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
         for pid in members():
-            if signal_if(pid, functools.partial(still, pid), sig):
+            if signal_if(pid, lambda pid=pid: still(pid), sig):  # type: ignore[misc]
                 signalled.add(pid)
         deadline = time.monotonic() + wait
         while members() and time.monotonic() < deadline:

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
-from collections.abc import Callable
+
+from initd.pid1.lean import signal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # At the descriptor limit a read fails as if the process were gone. A caller that must not
 # take "cannot look" for "gone" (the sweep of root's leftovers) asks ``strict``: then

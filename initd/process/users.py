@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import pwd
-from typing import NamedTuple
 
 from initd.errors import InitdError
+from initd.pid1.lean import NamedTuple
 
 
 class Account(NamedTuple):

@@ -8,15 +8,13 @@ its own children, through their pidfds.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from initd import __version__
 from initd.config import log, settings
 from initd.errors import shown
+from initd.pid1.lean import signal, signal_name
 from initd.pid1.signals import FORWARDED
 from initd.process import spawn, users
 from initd.state import agentfs
@@ -48,8 +46,11 @@ PROBLEMS_LOOK = 2.0  # seconds between looks at problems that end by themselves
 
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+    from typing import Any
 
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
@@ -266,6 +267,6 @@ def stop(agent: Supervised, sig: int, signals: SignalChannel, logger: log.Logger
     """Step 7: the agent gets the stop signal, then --grace, then KILL; its code is ours.
     Every signal that comes meanwhile is passed on too (a second TERM included, which
     does not start the grace again): CMD decides what it means (invariant 9)."""
-    with log.phase(logger, "agent stop", signal=signal.Signals(sig).name) as result:
+    with log.phase(logger, "agent stop", signal=signal_name(sig)) as result:
         result["code"] = code = agent.stop(sig, signals)
     return code

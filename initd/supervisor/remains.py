@@ -10,11 +10,10 @@ wakes the loop's poll when it is done.
 from __future__ import annotations
 
 import os
-import signal
-import threading
 import time
 
 from initd.config.log import Logger
+from initd.pid1.lean import Flag, signal
 from initd.process import spawn
 
 POLL = 0.05  # seconds between looks at Remains that has no pipe to wake the loop (EMFILE)
@@ -30,7 +29,7 @@ class Remains:
         self.child = child
         self.code = spawn.exit_status(returncode)
         self.ran_for = time.monotonic() - child.started
-        self.done = threading.Event()
+        self.done = Flag()  # (set by the worker, polled by the loop)
         self._read = self._write = -1
         if not child.group_alive():  # (most exits: nothing left, no worker)
             self.done.set()
@@ -39,6 +38,8 @@ class Remains:
             self._read, self._write = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         except OSError:  # no descriptor (EMFILE): the loop looks every POLL s instead
             self._read = self._write = -1
+        import threading  # (only a group with someone left in it needs a worker)
+
         worker = threading.Thread(target=self._stop, args=(grace,), daemon=True,
                                   name=f"remains-{child.pid}")
         try:

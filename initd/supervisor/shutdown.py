@@ -17,14 +17,16 @@ When the agent ends by itself, everything else is stopped at once the same way.
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from initd.pid1.lean import signal
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+
     from initd.devcontainer.lifecycle import Lifecycle
     from initd.hooks.phase import BackgroundHooks
     from initd.supervisor.hookservice import ServiceChild
@@ -39,7 +41,7 @@ class Shutdown:
         self.lifecycle: Lifecycle | None = None
         self.service: ServiceChild | None = None
         self.deadline: float | None = None
-        self._threads: list[threading.Thread] = []
+        self._threads: list[threading.Thread] = []  # (threading: imported with the first)
         self._done = False
 
     def begin(self) -> None:
@@ -74,6 +76,8 @@ class Shutdown:
             thread.join()
 
     def _thread(self, stop: Callable[[], None]) -> None:
+        import threading
+
         thread = threading.Thread(target=stop, name="shutdown", daemon=True)
         try:
             thread.start()

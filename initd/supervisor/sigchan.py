@@ -8,9 +8,12 @@ supervisor was importing is lost or fatal.
 from __future__ import annotations
 
 import os
-import signal
-import threading
-from collections.abc import Callable, Iterable
+
+from initd.pid1.lean import Flag, signal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 
 class SignalChannel:
@@ -20,7 +23,7 @@ class SignalChannel:
         self.stop_signals = frozenset(stop_signals)
         # Set as soon as a stop signal arrives, for work that cannot poll the pipe
         # (boot's git calls and session hooks poll it); the pipe still gets the signal.
-        self.stop = threading.Event()
+        self.stop = Flag()
         self.stop_signal = 0
         for sig in self.signals:
             signal.signal(sig, self._record)

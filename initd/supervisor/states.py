@@ -1,4 +1,4 @@
-"""The lifecycle of a supervised child, as supervisord names it. No dependencies.
+"""The lifecycle of a supervised child, as supervisord names it.
 
     STOPPED  --start--> STARTING           spawned (exec failures go straight to an exit)
     STARTING --ready--> RUNNING            its readiness check passed (none: at once)
@@ -14,10 +14,10 @@
 
 from __future__ import annotations
 
-import enum
+from initd.pid1.lean import Enum
 
 
-class State(enum.Enum):
+class State(Enum):
     STOPPED = "stopped"
     STARTING = "starting"
     RUNNING = "running"

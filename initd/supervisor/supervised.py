@@ -8,13 +8,12 @@ generations never overlap.
 
 from __future__ import annotations
 
-import signal
 import time
-from typing import TYPE_CHECKING, Any
 
 from initd.config.log import Logger
 from initd.config.values import Restart
 from initd.errors import InitdError
+from initd.pid1.lean import signal
 from initd.pid1.log import write_line
 from initd.process import spawn
 from initd.state import clock
@@ -22,7 +21,10 @@ from initd.supervisor.backoff import Backoff
 from initd.supervisor.remains import POLL, Remains
 from initd.supervisor.states import State
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
+    from typing import Any
+
     from initd.supervisor import readiness
     from initd.supervisor.sigchan import SignalChannel
 

@@ -7,8 +7,6 @@ such boot)."""
 from __future__ import annotations
 
 import os
-import subprocess
-from typing import TYPE_CHECKING
 
 from initd.config import log, paths, settings
 from initd.config.problems import ERROR
@@ -16,6 +14,7 @@ from initd.errors import InitdError
 from initd.process import users
 from initd.supervisor.sigchan import SignalChannel
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from initd.devcontainer.lifecycle import Lifecycle
     from initd.hooks import precommit
@@ -46,6 +45,8 @@ def find_repo(config: settings.Settings, account: users.Account | None,
     its config holds git for its whole timeout): the caller then checks ``stop``."""
     if not os.path.lexists(os.path.join(config.workspace, ".git")):
         return None  # not a repository's top (as Repo.find says), without its ~4 ms import
+    import subprocess
+
     from initd.hooks import precommit
 
     try:
@@ -163,6 +164,8 @@ def install_precommit(repo: precommit.Repo, account: users.Account | None,
     """Install (or refresh) the managed chain; a refusal is a warning, never fatal.
     Written through agentfs (no link followed, the files the owner's), and the agent's
     safe.directory by git run as the agent: in its own ~/.gitconfig, with its rights."""
+    import subprocess
+
     from initd.hooks import precommit
 
     try:

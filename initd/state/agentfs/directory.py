@@ -7,7 +7,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import BinaryIO
 
 from initd.state.agentfs.common import (
     DIRECTORY,
@@ -19,6 +18,10 @@ from initd.state.agentfs.common import (
     fchown,
     read_limited,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 class Dir:

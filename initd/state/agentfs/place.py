@@ -7,8 +7,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import NamedTuple
 
+from initd.pid1.lean import NamedTuple
 from initd.state.agentfs.common import DIRECTORY, LINKS, Owner, Unsafe, check_name, fchown
 from initd.state.agentfs.directory import Dir
 
