@@ -24,11 +24,15 @@ def run(argv: list[str], lim: Limits, account: users.Account | None = None,
     child = spawn.spawn(spawn.Spec(argv=tuple(argv), env=dict(os.environ), cwd="/",
                                  account=account, stdout=spawn.PIPE, stderr=spawn.STDOUT,
                                  limits=lim))
+    assert child.popen.stdout is not None
     try:
-        out, _ = child.popen.communicate(timeout=timeout)
+        code = child.wait(timeout)  # (its few lines fit the pipe: read once it has ended)
+        assert code is not None, f"{argv} still runs after {timeout} s"
+        out = child.popen.stdout.read()
     finally:
         spawn.stop(child, signal.SIGKILL, 0.1)
-    return child.popen.returncode, out.decode(errors="replace")
+        child.popen.stdout.close()
+    return code, out.decode(errors="replace")
 
 
 @pytest.mark.slow

@@ -109,7 +109,10 @@ def test_credentials_are_changed_unless_they_are_exactly_ours_already() -> None:
     def groups(account: users.Account) -> set[int]:
         child = proc.spawn(proc.Spec(argv=("sh", "-c", "id -G"), env=os.environ, cwd="/",
                                      account=account, stdout=proc.PIPE))
-        out, _ = child.popen.communicate(timeout=10)
+        assert child.popen.stdout is not None
+        with child.popen.stdout as stdout:
+            out = stdout.read()  # (EOF: id has exited)
+        assert child.wait(None) == 0
         return {int(g) for g in out.split()}
 
     assert groups(me) == {me.gid, *os.getgroups()}

@@ -2,7 +2,8 @@
 
 Every child (ARCHITECTURE.md, invariant 2) starts in its own process group, with default signal
 dispositions and an empty signal mask, an explicit cwd, and stdin from /dev/null unless
-told otherwise. We use subprocess's fork+exec path, not ``os.posix_spawn``: on this
+told otherwise. We use CPython's fork+exec (forkexec.py: subprocess's, without its
+module), not ``os.posix_spawn``: on this
 Debian's glibc 2.36 posix_spawn leaves real-time signals 32 and 33 ignored in the child
 even with ``setsigdef``. The caller's own mask must be empty when it spawns (the
 supervisor unblocks before it starts anything), because fork+exec inherits it.
@@ -21,15 +22,12 @@ import errno
 import math
 import os
 import select
-import signal
-import subprocess
 import time
-from collections.abc import Callable, Iterable
-from typing import Any
 
 from initd.errors import InitdError, shown
+from initd.pid1.lean import signal
 from initd.pid1.log import write_line
-from initd.process import limits
+from initd.process import forkexec, limits
 from initd.process.execfail import ExecFailed as ExecFailed
 from initd.process.execfail import exec_failure
 from initd.process.leftovers import KILL_SETTLE as KILL_SETTLE
@@ -45,6 +43,11 @@ from initd.process.spec import STDOUT as STDOUT
 from initd.process.spec import Spec as Spec
 from initd.process.spec import environment as environment
 from initd.process.users import Account
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
 LIMIT_WAIT = 30.0  # seconds a stop of what a session left waits for a descriptor (EMFILE)
 
@@ -67,7 +70,7 @@ def wait_fds(read: Iterable[Any], timeout: float | None, write: int | None = Non
 class Child:
     """A running child: its Popen, process group and pidfd."""
 
-    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+    def __init__(self, popen: forkexec.Started) -> None:
         self.popen = popen
         self.pid = popen.pid
         self.pgid = popen.pid  # process_group=0 made it the leader of its own group
@@ -124,8 +127,8 @@ def spawn(spec: Spec) -> Child:
         # does), ~0.7 ms less per hook out of a supervisor of 30 MiB.
         account = None
     try:
-        popen = subprocess.Popen(
-            list(limits.wrap(spec.argv, spec.limits)),
+        popen = forkexec.start(
+            limits.wrap(spec.argv, spec.limits),
             env=dict(spec.env),
             cwd=spec.cwd,
             stdin=spec.stdin,
@@ -158,7 +161,7 @@ def spawn(spec: Spec) -> Child:
     return child
 
 
-def _abandon(popen: subprocess.Popen[bytes]) -> None:
+def _abandon(popen: forkexec.Started) -> None:
     """A child just started that cannot be watched: killed with its group, reaped."""
     try:
         os.killpg(popen.pid, signal.SIGKILL)  # (its own group, or session: the same id)
@@ -199,7 +202,8 @@ def give_terminal(child: Child, fd: int = 0) -> None:
     child.signal_group(signal.SIGCONT)
 
 
-Meanwhile = tuple[int, Callable[[], object]]  # (an fd to watch, what to do when it is ready)
+if TYPE_CHECKING:
+    Meanwhile = tuple[int, Callable[[], object]]  # (an fd to watch, what to do when ready)
 
 
 def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = None) -> int:
@@ -231,10 +235,10 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
             time.sleep(min(left, 0.02))  # leader gone, group members still exiting
     child.signal_group(signal.SIGKILL)
     if child.denied:  # it may outlive us: never wait for it without end (PID 1, exiting,
-        try:          # takes the namespace down with it)
-            code = child.popen.wait(KILL_SETTLE)
-        except subprocess.TimeoutExpired:
+        settled = child.wait(KILL_SETTLE)  # takes the namespace down with it)
+        if settled is None:
             return -signal.SIGKILL
+        code = settled
     else:
         code = child.popen.wait()
     child.poll()  # closes the pidfd
