@@ -116,8 +116,9 @@ def run(runs: int = 30) -> None:
                 agent = to_agent(starts, runs, str(cwd))
             py, initd, wsp = got["python"], got["initd"], got["workspace"]
             print(f"cpu       {label}: initd -- true {initd[0]:.1f} ms CPU ({initd[1]:.1f} ms "
-                  f"wall) | python3 -c pass {py[0]:.1f} ms: {ratio(initd[0], py[0])} "
-                  f"(goal <= 2.5x) | with a workspace (the hook service) {wsp[0]:.1f} ms"
+                  f"wall) | python3 -c pass {py[0]:.1f} ms ({py[1]:.1f} ms wall): CPU "
+                  f"{ratio(initd[0], py[0])}, wall {ratio(initd[1], py[1])} (goals <= 2.5x) "
+                  f"| with a workspace (the hook service) {wsp[0]:.1f} ms"
                   + (f" | tini {got['tini'][0]:.1f} ms" if TINI else ""))
             print(f"          floors: fork + argparse + subprocess (floor.py) "
                   f"{got['floor'][0]:.1f} ms = {ratio(got['floor'][0], py[0])}; fork + a "
