@@ -25,8 +25,8 @@ records those hooks as interrupted.
 
 from __future__ import annotations
 
+import _socket
 import signal
-import socket
 import threading
 import time
 from typing import Any
@@ -49,7 +49,7 @@ REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
 class ServiceChild(Supervised):
     announces_ready = True
 
-    def __init__(self, spec: spawn.Spec, *, listener: socket.socket,
+    def __init__(self, spec: spawn.Spec, *, listener: _socket.socket,
                  precommit: spawn.Spec | None, window: float, grace: float,
                  log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
@@ -264,7 +264,7 @@ class ServiceChild(Supervised):
         close_listener(self.listener)
 
 
-def close_listener(listener: socket.socket) -> None:
+def close_listener(listener: _socket.socket) -> None:
     """The control socket closed and its file gone: at the service's end, or when boot
     stopped before the service it was bound for started."""
     import os
