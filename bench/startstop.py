@@ -204,7 +204,7 @@ def stop_ms(name: str) -> float:
     return took
 
 
-def podman_ready_and_stop(runs: int = 9) -> None:
+def podman_ready_and_stop(runs: int = 15) -> None:
     if shutil.which("podman") is None or podman("image", "exists", IMAGE).returncode:
         print("startstop no image (make image builds it): ready/stop not measured")
         return
