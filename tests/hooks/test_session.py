@@ -121,6 +121,23 @@ def test_every_result_is_written_before_the_agent_starts(initd, workspace: Path,
     assert seen["17"]["lastExitCode"] == 3
 
 
+def test_a_result_is_written_while_the_next_hook_runs(workspace: Path, tmp_path: Path) -> None:
+    """Results wait a moment for the ones that follow, to go in one write (phase.GATHER),
+    but never for the phase's end: a person watching a long phase sees each result while
+    the next hook runs. Ordered, not timed: the second hook runs until status.json shows
+    the first one's result (its own deadline, far past GATHER), then says so."""
+    status = Path(ROOT_HOME, ".discobot", "watched", "hooks", "status.json")
+    add_hook(hooks(workspace), "10-first.sh", "exit 4", type="session")
+    add_hook(hooks(workspace), "20-watch.sh",
+             f"for i in $(seq 600); do grep -q '\"lastExitCode\": 4' {status} 2>/dev/null "
+             f"&& echo seen > {workspace}/seen && exit 0; sleep 0.05; done; exit 1",
+             type="session")
+    init = run([*initd_args(workspace, tmp_path / "image", "watched"), "--", "true"])
+    assert init.code == 0, init.stderr
+    assert (workspace / "seen").read_text() == "seen\n"
+    assert json.loads(status.read_text())["hooks"]["20-watch"]["lastResult"] == "success"
+
+
 def test_failing_hook_is_recorded_and_boot_continues(workspace: Path, tmp_path: Path) -> None:
     add_hook(hooks(workspace), "10-fail.sh", "echo broken thing; exit 3", type="session",
              name="Breaker")
