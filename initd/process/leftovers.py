@@ -76,13 +76,18 @@ def stop_process_session(sid: int, uid: int | None, grace: float) -> int:
                       lambda pid: _in_session(pid, sid, uid), grace)
 
 
+def _asking(still: Callable[[int], bool], pid: int) -> Callable[[], bool]:
+    """``still`` asked of one pid (functools.partial, without functools: lean.py)."""
+    return lambda: still(pid)
+
+
 def _stop_each(members: Callable[[], list[int]], still: Callable[[int], bool],
                grace: float) -> int:
     """TERM, ``grace``, KILL to each of ``members()`` (``_signal``)."""
     signalled: set[int] = set()
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
         for pid in members():
-            if signal_if(pid, lambda pid=pid: still(pid), sig):  # type: ignore[misc]
+            if signal_if(pid, _asking(still, pid), sig):
                 signalled.add(pid)
         deadline = time.monotonic() + wait
         while members() and time.monotonic() < deadline:
