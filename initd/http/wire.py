@@ -162,8 +162,11 @@ def wsgi_environ(base: dict[str, Any], head: Head, body: bytes) -> dict[str, Any
 
 
 def respond(conn: socket.socket, app: Callable[..., Iterable[bytes]],
-            environ: dict[str, Any], timeout: float) -> None:
-    """Run the app and send its answer; the connection is closed after (HTTP/1.0)."""
+            environ: dict[str, Any], timeout: float,
+            answered: Callable[[], object] = lambda: None) -> None:
+    """Run the app and send its answer; the connection is closed after (HTTP/1.0).
+    ``answered`` is called once the app has answered, before the answer is sent: what
+    the request held is free then, whether the client takes its answer at once or not."""
     answer: list[Any] = []
 
     def start_response(status: str, headers: list[tuple[str, str]],
@@ -175,8 +178,10 @@ def respond(conn: socket.socket, app: Callable[..., Iterable[bytes]],
         body = b"".join(app(environ, start_response))
         status, headers = answer
     except Exception as err:  # the app answers its own errors; this is a bug of ours
+        answered()
         answer_json(conn, 500, {"error": f"internal error: {err!r}"}, timeout)
         return
+    answered()
     send(conn, status, headers, body, timeout)
 
 

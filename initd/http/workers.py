@@ -74,13 +74,25 @@ class Workers:
             item = self._queue.get()
             if item is None:
                 return
-            conn, environ, held = item
-            try:
-                wire.respond(conn, self.app, environ, WRITE_TIMEOUT)  # (then closed)
-            except Exception as err:  # (the app's errors are answered: this is ours)
-                with contextlib.suppress(OSError):
-                    conn.close()
-                self.say("an answer failed", err)
-            finally:
+            self._answer(*item)
+
+    def _answer(self, conn: socket.socket, environ: dict[str, Any], held: int) -> None:
+        """Answer one request; what its body held is let go once the app has answered,
+        before the answer is sent (a client that has its answer finds the room it freed)."""
+        released: list[bool] = []
+
+        def release() -> None:
+            if not released:
+                released.append(True)
+                environ.pop("wsgi.input", None)  # (the body itself goes, not only its count)
                 with self._held_lock:
                     self.held -= held
+
+        try:
+            wire.respond(conn, self.app, environ, WRITE_TIMEOUT, release)  # (then closed)
+        except Exception as err:  # (the app's errors are answered: this is ours)
+            with contextlib.suppress(OSError):
+                conn.close()
+            self.say("an answer failed", err)
+        finally:
+            release()
