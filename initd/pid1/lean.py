@@ -1,5 +1,5 @@
-"""What the supervisor's start needs from ``signal``, ``typing`` and ``enum``, without
-their imports.
+"""What the supervisor's start needs from ``signal``, ``typing``, ``enum`` and
+``threading``, without their imports.
 
 ``initd -- CMD`` is a Python start, a fork and an exec: what it imports beyond that is
 most of its CPU (bench/cpu.py, rows 29 and 31). ``signal`` brings ``enum`` (and through
@@ -19,7 +19,7 @@ statement. So the modules a plain start runs take both from here:
 - ``Enum`` and ``StrEnum``: the members, ``name`` and ``value``, ``Cls(value)``,
   iteration; a StrEnum member is its value as a ``str``. No aliases, ``auto`` or flags.
 
-A type checker sees the real ``signal`` and ``typing.NamedTuple`` (TYPE_CHECKING).
+A type checker sees the real ones (TYPE_CHECKING).
 PID-1 tier: builtins only.
 """
 
@@ -203,7 +203,7 @@ else:
 
 
 def signal_name(sig: int) -> str:
-    """``SIGTERM`` for 15 (``signal.Signals(15).name``); ``signal 64`` for a number
+    """``SIGTERM`` for 15 (``signal.Signals(15).name``); ``signal 35`` for a number
     with no name."""
     names = sorted(name for name, value in vars(signal).items()  # (of two, the enum's
                    if value == sig and name.startswith("SIG") and name[3:4] != "_")  # pick)
