@@ -236,8 +236,9 @@ def main() -> int:
     try:
         with own_home():
             run_all()
-    finally:
-        shutil.rmtree(ROOT / "initd" / "__pycache__", ignore_errors=True)
+    finally:  # (every package's cache: compileall made them all)
+        for cache in (ROOT / "initd").rglob("__pycache__"):
+            shutil.rmtree(cache, ignore_errors=True)
     return 0
 
 
