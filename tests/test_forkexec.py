@@ -95,6 +95,21 @@ def test_an_fd_passed_is_the_childs_and_the_others_are_not() -> None:
             os.close(write)
 
 
+def test_a_start_that_fails_leaves_no_descriptor_open() -> None:
+    """Every pipe, /dev/null and the error pipe are closed again when the exec fails,
+    whichever way it fails (the supervisor lives as long as the container)."""
+    def open_fds() -> set[str]:
+        return set(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    for argv, changes in ((["/nonexistent"], {}), (["true"], {"cwd": "/nonexistent"}),
+                          (["true"], {"env": {"A=B": "1"}}),
+                          (["/etc/hostname"], {"stdin": forkexec.PIPE})):
+        with pytest.raises((OSError, ValueError)):
+            forkexec.Process(argv, **{**BASE, **changes})
+    assert open_fds() - before == set()
+
+
 def test_stdin_from_a_pipe_reaches_the_child() -> None:
     child = forkexec.Process(["tr", "a-z", "A-Z"], **{**BASE, "stdin": forkexec.PIPE,
                                                        "stderr": None})

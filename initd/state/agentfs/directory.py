@@ -191,9 +191,7 @@ class Dir:
 
     def rename(self, old: str, new: str) -> None:
         """Within this directory only; a link at either name is moved, never followed."""
-        check_name(old)
-        check_name(new)
-        os.rename(old, new, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        self.move(old, self, new)
 
     def remove(self, name: str) -> None:
         """Gone, whatever it was (a directory the agent put there is moved aside)."""
