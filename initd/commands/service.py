@@ -22,6 +22,10 @@ from initd.process import users
 from initd.service.app import EVENT_BODY, make_app
 from initd.service.core import HookService
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from initd.state.snapshot import Snapshot
+
 
 def parser() -> Parser:
     p = Parser(prog="initd service", description="Serve the control API on a Unix socket.")
@@ -38,8 +42,24 @@ def parser() -> Parser:
     # given by initd's supervisor, not by people
     p.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)
     p.add_argument("--channel-fd", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--guards-fd", type=int, help=argparse.SUPPRESS)  # state/snapshot.py
     p.add_argument("--agent-command", type=json.loads, help=argparse.SUPPRESS)
     return p
+
+
+def guards(fd: int | None, logger: log.Logger) -> Snapshot | None:
+    """The session's guard snapshot root sealed in memory file ``fd`` (None: run by hand,
+    the service takes its own as it starts)."""
+    if fd is None:
+        return None
+    from initd.state import snapshot
+
+    taken = snapshot.load(fd)
+    os.close(fd)
+    if taken.failed is not None:
+        logger.error("the session's guards are not known: every blockable event is blocked",
+                     reason=taken.failed)
+    return taken
 
 
 def main(argv: Sequence[str]) -> int:
@@ -72,7 +92,7 @@ def main(argv: Sequence[str]) -> int:
     if link is not None and ctx.trust is not None and os.geteuid() != 0:
         ctx = ctx._replace(trust=ctx.trust.asking(link.trust_verdict))  # root's 0600 store
     service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,
-                          command=args.agent_command)
+                          command=args.agent_command, guards=guards(args.guards_fd, logger))
     server = httpd.UnixWSGIServer(sock, make_app(service), max_body=EVENT_BODY)
 
     def stop(signum: int, frame: object) -> None:

@@ -2,15 +2,13 @@
 hook format, so that nothing outside a dialect's own module asks which format a hook is
 in. A dialect loads its hooks (``load``), names the files that loading reads (``files``:
 a change to one is a reload), says what its hooks read on stdin (``stdin``) and what a
-result means (``verdict``), and answers three questions of its rules:
+result means (``verdict``), and answers two questions of its rules:
 
 - ``together``: its matched hooks all run, at once, even after one blocked (their blocks'
   reasons are joined): Claude Code's;
 - ``stdin_only``: its hooks read the event on stdin alone, no payload field becomes a
   variable in their environment, and a Stop's input says ``stop_hook_active``: Claude
   Code's;
-- ``snapshot``: its hooks are read once, when the hook service starts, and a change takes
-  effect at its next start: Claude Code's ("captures a snapshot of hooks at startup").
 
 ``InitdRules`` is what the formats without rules of their own share. The registry, in the
 order hooks run, is dialects/__init__.py's DIALECTS.
@@ -39,7 +37,6 @@ class Dialect(Meaning, Protocol):
     name: DialectName
     title: str  # the format's own name, for people: "Claude Code"
     stdin_only: bool
-    snapshot: bool
 
     def load(self, where: Where) -> Collected:
         """Its hooks, and a problem (and a stand-in) for each one that did not load."""
@@ -58,7 +55,6 @@ class InitdRules:
 
     together = False
     stdin_only = False
-    snapshot = False
 
     def stdin(self, call: Call) -> dict[str, Any]:
         return initd_input(call, call.event)

@@ -228,7 +228,8 @@ class Engine:
                     workspace=self.ctx.workspace, state_dir=self.ctx.state_dir,
                     account=self.ctx.account,
                     grace=self.ctx.grace, cancel=cancel, pipelines=pipelines,
-                    log=self.ctx.log, limits=hook.limits.over(self.ctx.limits), stdin={})
+                    log=self.ctx.log, limits=hook.limits.over(self.ctx.limits), stdin={},
+                    guards=self.cache.guards)
         call = call._replace(stdin=DIALECTS[hook.dialect].stdin(call))
         if hook.when is not None:
             try:

@@ -12,9 +12,8 @@ from initd.config.problems import WARNING, LoadError, Problem
 from initd.errors import shown
 from initd.events import conditions, model
 from initd.events.model import DialectName
+from initd.events.sources import CONFIG_LIMIT
 from initd.hooks import kinds
-
-CONFIG_LIMIT = 2**20  # a hook config is a few KiB; a bigger file is not read
 
 
 def read(path: str, fmt: str) -> Any:

@@ -11,9 +11,13 @@ from initd.events.engine import Engine
 from initd.hooks.context import HookContext
 from initd.process import spawn
 from initd.process.spec import HOOK_ENV
+from initd.state.snapshot import Snapshot
 
 
-def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = None) -> Engine:
+def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = None,
+                guards: Snapshot | None = None) -> Engine:
+    """The engine, its hooks from ``guards`` (the session's guard snapshot, root's under
+    initd; taken now when None: guardset.py)."""
     opened = records.Sessions(ctx.state, ctx.session_id, ctx.workspace)
     record: records.Sessions | None = opened
     try:
@@ -41,5 +45,5 @@ def for_context(ctx: HookContext, image_dir: str, command: list[str] | None = No
         # millisecond)
         account=None if ctx.agent.uid == os.geteuid() else ctx.agent,
         grace=ctx.grace, log=ctx.log, trust=ctx.trust, limits=ctx.limits)
-    return Engine(given, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home, ctx.log),
-                  record)
+    return Engine(given, dialects.Cache(ctx.workspace, image_dir, ctx.agent.home, ctx.log,
+                                        guards), record)

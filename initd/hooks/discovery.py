@@ -10,11 +10,9 @@ go on.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from initd.config import paths
@@ -25,8 +23,9 @@ from initd.hooks.model import Hook
 from initd.state import agentfs
 
 HEAD_LIMIT = frontmatter.HEAD_LIMIT  # of each file: the front matter must close within it
-MAX_ENTRIES = 1000  # of a directory's names, in order, read as hooks; the rest are not
-SCAN_LIMIT = 100_000  # names listed to find those (a directory the agent filled: bounded)
+# of a directory's names, in order, read as hooks (the rest are not), of at most SCAN_LIMIT
+# listed (a directory the agent filled: bounded)
+MAX_ENTRIES, SCAN_LIMIT = workspacefiles.MAX_NAMES, workspacefiles.SCAN_LIMIT
 
 
 class Broken(NamedTuple):
@@ -164,21 +163,10 @@ def _label(fields: dict[str, object]) -> str:
 
 def listing(directory: str) -> tuple[list[str], int]:
     """The first MAX_ENTRIES names of ``directory`` in name order, and how many more
-    there are (0: none). The agent may fill its workspace's hooks directory, and root
-    reads it at boot: memory is bounded by MAX_ENTRIES (the smallest names so far are
-    kept while the rest are listed), time by SCAN_LIMIT (names past it are not listed:
-    the count then says "or more", and the order is that of the names listed)."""
-    listed = 0
-
-    def names(entries: Iterator[os.DirEntry[str]]) -> Iterator[str]:
-        nonlocal listed
-        for entry in itertools.islice(entries, SCAN_LIMIT):
-            listed += 1
-            yield entry.name
-
-    with workspacefiles.scandir(directory) as entries:  # (a verb's guard: no link)
-        first = heapq.nsmallest(MAX_ENTRIES, names(entries))
-    return first, listed - len(first)
+    there are (0: none), of at most SCAN_LIMIT listed (workspacefiles.names). The agent
+    may fill its workspace's hooks directory, and root reads it at boot: memory is
+    bounded by MAX_ENTRIES, time by SCAN_LIMIT."""
+    return workspacefiles.names(directory, MAX_ENTRIES, SCAN_LIMIT)
 
 
 def _overflow(directory: str, names: list[str], more: int) -> Problem:

@@ -8,7 +8,9 @@ is parsed, safely. Pure: text in, a mapping (or None for "no front matter") out.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (the guard snapshot's reader imports this module for HEAD_LIMIT)
+    from typing import Any
 
 PREFIXES = {"---": "", "#---": "#", "//---": "//"}
 HEAD_LIMIT = 64 * 1024  # the block must close within a file's first 64 KiB

@@ -14,11 +14,17 @@ Each file refused is remembered, to be named once.
 
 Outside ``guard`` (boot, the hook service as the agent) a file is read as it always was:
 wherever its path leads, never a FIFO, never past its limit.
+
+Within ``replaying`` (the hook service loading the session's guards), a path the guard
+snapshot covers is not read at all: the snapshot answers as the file did when it was
+taken, before the agent's first instruction (state/snapshot.py, invariant 15).
 """
 
 from __future__ import annotations
 
 import errno
+import heapq
+import itertools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +32,10 @@ from typing import NamedTuple
 
 from initd.state import agentfs
 from initd.state.agentfs import Owner, Place, Unsafe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from initd.state.snapshot import Snapshot
 
 
 class Tree(NamedTuple):
@@ -43,8 +53,11 @@ class Refused(Unsafe):
         self.why = why
 
 
+MAX_NAMES = 1000  # of a hooks directory's names, in order, read as hooks (discovery.py)
+SCAN_LIMIT = 100_000  # names listed to find those (a directory the agent filled: bounded)
 _trees: list[Tree] = []
 _refused: dict[str, str] = {}  # path -> the line that names it, in the order found
+_replayed: list[Snapshot] = []  # (replaying: the one in force, if any)
 
 
 def tree(base: str) -> Tree:
@@ -65,6 +78,21 @@ def guard(*trees: Tree) -> Iterator[None]:
         _trees[:] = kept
 
 
+@contextmanager
+def replaying(snapshot: Snapshot) -> Iterator[None]:
+    """Within: what ``snapshot`` covers is answered from it, as it was when taken."""
+    kept = list(_replayed)
+    _replayed[:] = [snapshot]
+    try:
+        yield
+    finally:
+        _replayed[:] = kept
+
+
+def _snapshot(path: str) -> Snapshot | None:
+    return _replayed[0] if _replayed and _replayed[0].covers(path) else None
+
+
 def refusals() -> list[str]:
     """The lines naming each file refused since the last call (each once)."""
     found = list(_refused.values())
@@ -81,6 +109,9 @@ def read(path: str, limit: int, *, whole: bool = False) -> tuple[bytes, os.stat_
     its status. FileNotFoundError when there is none; Unsafe (Refused, under ``guard``)
     when it is not a regular file of the tree's owner (or root's, with one name), too
     big, or reached by a link."""
+    snapshot = _snapshot(path)
+    if snapshot is not None:
+        return snapshot.read(path, limit, whole)
     where = _where(path)
     if where is None:
         return agentfs.read_regular(path, limit, whole=whole)
@@ -106,6 +137,27 @@ def _judge(path: str, info: os.stat_result, owned: Tree) -> None:
     more = f" and has {info.st_nlink} names" if info.st_uid == 0 else ""
     raise Unsafe(errno.EPERM, f"{path}: belongs to uid {info.st_uid}{more}, not to uid "
                               f"{owned.owner[0]}: not read")
+
+
+def names(directory: str, keep: int, scan: int) -> tuple[list[str], int]:
+    """The first ``keep`` names of ``directory`` in name order, and how many more there
+    are (0: none), of at most ``scan`` listed: memory bounded by ``keep`` (the smallest
+    names so far are kept while the rest are listed), time by ``scan`` (names past it are
+    not listed: the count then says "or more", and the order is that of those listed)."""
+    snapshot = _snapshot(directory)
+    if snapshot is not None:
+        return snapshot.names(directory)
+    listed = 0
+
+    def counted(entries: Iterator[os.DirEntry[str]]) -> Iterator[str]:
+        nonlocal listed
+        for entry in itertools.islice(entries, scan):
+            listed += 1
+            yield entry.name
+
+    with scandir(directory) as entries:  # (a verb's guard: no link)
+        first = heapq.nsmallest(keep, counted(entries))
+    return first, listed - len(first)
 
 
 @contextmanager

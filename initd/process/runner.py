@@ -228,18 +228,19 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             account: Account | None, timeout: float, stdin: bytes | None = None,
             grace: float = 5.0, cancel: threading.Event | None = None,
             limits: Limits = NO_LIMITS, stdout_head: int = KEEP,
-            new_session: bool = False) -> Captured:
+            new_session: bool = False, pass_fds: tuple[int, ...] = ()) -> Captured:
     """Run ``argv`` in its own group (``new_session``: a session of its own, without a
     controlling terminal) with stdout and stderr kept apart (bounded: stdout's first
-    ``stdout_head`` bytes, an event hook's answer); the timeout or a cancel stops the
-    whole group. Never raises for what the command does."""
+    ``stdout_head`` bytes, an event hook's answer), and ``pass_fds`` open in it; the
+    timeout or a cancel stops the whole group. Never raises for what the command does."""
     started = time.monotonic()
     out, err = Kept(stdout_head), Kept()
     try:
         child = spawn.spawn(spawn.Spec(
             argv=tuple(argv), env=env, cwd=cwd, account=account,
             stdin=spawn.DEVNULL if stdin is None else spawn.PIPE,
-            stdout=spawn.PIPE, stderr=spawn.PIPE, limits=limits, new_session=new_session))
+            stdout=spawn.PIPE, stderr=spawn.PIPE, limits=limits, new_session=new_session,
+            pass_fds=pass_fds))
     except InitdError as error:
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     assert child.popen.stdout is not None and child.popen.stderr is not None

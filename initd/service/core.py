@@ -33,6 +33,7 @@ from initd.service.link import LinkDown, SupervisorLink
 from initd.state.idempotency import digest
 from initd.state.journal import LOST, Entry, Journal, Unkept, once
 from initd.state.ready import readiness
+from initd.state.snapshot import Snapshot
 
 GUARD_STEPS = "loop-guard.steps"  # the loop guard's ledger, in the journal's directory
 
@@ -44,11 +45,11 @@ class Busy(Exception):
 class HookService:
     def __init__(self, ctx: HookContext, image_dir: str, max_attempts: int = 3,
                  link: SupervisorLink | None = None, events: Engine | None = None,
-                 command: list[str] | None = None) -> None:
+                 command: list[str] | None = None, guards: Snapshot | None = None) -> None:
         self.ctx = ctx
         self.image_dir = image_dir
         self.link = link  # None: run by hand, no supervisor, no agent to speak of
-        self.events = events or wiring.for_context(ctx, image_dir, command)
+        self.events = events or wiring.for_context(ctx, image_dir, command, guards)
         # what each request with an Idempotency-Key ran: a repeat never runs a hook twice
         place = ctx.state.child(ctx.session_id, "journal")
         self.journal = Journal(place, ctx.log.warning)

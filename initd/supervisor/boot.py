@@ -76,6 +76,7 @@ def boot(flags: argparse.Namespace) -> int:
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
     rest = Shutdown(config.grace)  # what is stopped beside the agent, and after it
+    held = None  # the guard snapshot's memory file, for every start of the hook service
     try:
         repo = find_repo(config, account, signals, logger) if wants_precommit(config) \
             else None
@@ -102,22 +103,31 @@ def boot(flags: argparse.Namespace) -> int:
         refused_chowns(logger)
         if not serve:
             return run_agent(config, account, rest, signals, logger, probes)
-        return agent_then_service(config, account, rest, signals, logger, probes, ctx, repo)
+        from initd.supervisor import guards  # (runner, its pipes: only with a service)
+
+        held = guards.take(config, account, signals, logger)  # 4b. the guard snapshot
+        if signals.stop.is_set():  # stopped while it was read: no agent
+            return stopped_at_boot(config, signals, logger)
+        return agent_then_service(config, account, rest, signals, logger, probes, ctx, repo,
+                                  held)
     finally:
         rest.finish()  # (what was not stopped yet: a stop before the agent, an error)
         if roots is not None:
             roots.close()
         if probes is not None:
             probes.close()
+        if held is not None:  # (after the service's end: rest.finish)
+            os.close(held)
 
 
 def agent_then_service(config: settings.Settings, account: users.Account | None,
                        rest: Shutdown, signals: SignalChannel, logger: log.Logger,
                        probes: Probes | None, ctx: HookContext | None,
-                       repo: precommit.Repo | None) -> int:
+                       repo: precommit.Repo | None, held: int) -> int:
     """5. The control socket bound (a request made before the hook service serves waits
-    in its backlog), the agent started, and then the hook service, with the hooks' state
-    when no hook ran before the agent (made then: hook_context's ``agent_started``)."""
+    in its backlog), the agent started, and then the hook service, with the guard
+    snapshot ``held`` and the hooks' state when no hook ran before the agent (made then:
+    hook_context's ``agent_started``)."""
     listener = bind_socket(config, account, logger)
     if listener is None:
         return run_agent(config, account, rest, signals, logger, probes)
@@ -126,7 +136,7 @@ def agent_then_service(config: settings.Settings, account: users.Account | None,
         made = ctx if ctx is not None else hook_context(config, account, logger,
                                                          agent_started=True)
         refused_chowns(logger)
-        return start_service(config, account, made, repo, listener, logger)
+        return start_service(config, account, made, repo, listener, held, logger)
 
     try:
         return run_agent(config, account, rest, signals, logger, probes, service)

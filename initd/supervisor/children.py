@@ -48,12 +48,14 @@ def bind_socket(config: settings.Settings, account: users.Account | None,
 
 def start_service(config: settings.Settings, account: users.Account | None,
                   ctx: HookContext, repo: precommit.Repo | None,
-                  listener: _socket.socket, logger: log.Logger) -> ServiceChild:
+                  listener: _socket.socket, guards: int, logger: log.Logger) -> ServiceChild:
     """The hook service as a supervised child, as the agent user, on the socket bound
     before the agent started. Every hook it runs runs as the agent: root runs no hook once
     the agent runs (invariant 11). It starts isolated (invariant 8):
     ``python -I`` from /, so nothing in the workspace (an ``initd/`` package, a
-    ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd."""
+    ``sitecustomize.py``) or the environment (PYTHONPATH) is imported instead of initd.
+    Every start of it gets ``guards``, the session's sealed guard snapshot
+    (supervisor/guards.py)."""
     import json
 
     from initd.supervisor.hookservice import ServiceChild
@@ -66,7 +68,7 @@ def start_service(config: settings.Settings, account: users.Account | None,
         spawn.Spec(argv=tuple(argv), cwd="/", account=account, stdout=spawn.DEVNULL,
                   env=spawn.environment(os.environ, account,
                                        {**container_env(ctx), **own}, remove=config.secret)),
-        listener=listener,
+        listener=listener, guards=guards,
         precommit=precommit_refresh(repo, env),  # (root may run it: never containerEnv)
         window=config.restart_window, grace=config.grace, log=logger)
     with log.phase(logger, "hook service start", socket=config.socket):

@@ -1,7 +1,9 @@
 """The hook service as the supervisor's child: its inherited socket, its private channel,
 and what it may ask of root.
 
-Each start gets a new socketpair (channel.py). The service says ``ready`` on it once it
+Each start gets a new socketpair (channel.py), and the same sealed guard snapshot
+(supervisor/guards.py): a service the agent kills comes back with the session's guards.
+The service says ``ready`` on it once it
 serves; the supervisor pushes the agent's state there whenever it changes. Two requests:
 ``precommit`` rewrites the managed chain from the hooks as they are now, in a short-lived
 ``initd precommit install`` run as the repository's owner, in a worker thread so the
@@ -49,7 +51,7 @@ REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
 class ServiceChild(Supervised):
     announces_ready = True
 
-    def __init__(self, spec: spawn.Spec, *, listener: _socket.socket,
+    def __init__(self, spec: spawn.Spec, *, listener: _socket.socket, guards: int | None,
                  precommit: spawn.Spec | None, window: float, grace: float,
                  log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
@@ -58,6 +60,7 @@ class ServiceChild(Supervised):
                          backoff=Backoff(max_restarts=2**31, window=window), grace=grace,
                          log=log, ready_by="its control API")
         self.listener = listener
+        self.guards = guards  # the guard snapshot's sealed memory file (boot closes it)
         self.precommit = precommit  # `initd precommit install …` as the repository's owner
         self.channel: Channel | None = None
         self._child_end = -1
@@ -79,9 +82,10 @@ class ServiceChild(Supervised):
             raise InitdError(f"cannot make the hook service's channel: {err.strerror} "
                              "(a descriptor limit reached?)") from None
         fds = (self.listener.fileno(), self._child_end)
+        guards = () if self.guards is None else ("--guards-fd", str(self.guards))
         return self.spec._replace(
-            argv=(*self.spec.argv, "--listen-fd", str(fds[0]), "--channel-fd", str(fds[1])),
-            pass_fds=fds)
+            argv=(*self.spec.argv, "--listen-fd", str(fds[0]), "--channel-fd", str(fds[1]),
+                  *guards), pass_fds=(*fds, *([] if self.guards is None else [self.guards])))
 
     def spawned(self, child: spawn.Child) -> None:
         close_fd(self._child_end)  # the child's now: its exit must give us EOF

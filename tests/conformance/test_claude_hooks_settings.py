@@ -203,5 +203,5 @@ def test_a_settings_file_changed_mid_session_is_reported_once(cc: Session) -> No
     cc.project({})
     for _ in range(3):
         cc.post("PreToolUse", RM)
-    lines = [line for line in cc.log_lines() if "settings changed" in line]
+    lines = [line for line in cc.log_lines() if "hook files changed" in line]
     assert len(lines) == 1 and str(settings) in lines[0], lines

@@ -23,6 +23,10 @@ class Workspace:
         self.limits = limits.NONE  # the image's hook_limits
 
     def write(self, name: str, text: str) -> Path:
+        """A file of the workspace's; a hook file written is read at the service's next
+        start (the guard snapshot is the files as the session began), so the next
+        ``fire`` starts a new engine, as that start would."""
+        self.engine = None
         path = self.path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

@@ -369,7 +369,10 @@ def test_discobot_scripts_on_events(ws: Path) -> None:
     assert "front matter of hook '50-badwhen.sh'.when: bad condition '${A} =='" in bad_when
 
 
-def test_load_all_in_order_and_the_cache_sees_changes(ws: Path) -> None:
+def test_load_all_in_order_and_the_cache_keeps_the_sessions_snapshot(ws: Path) -> None:
+    """The cache loads the agent's files as the guard snapshot has them (taken when it is
+    made: the service's start), however they change afterwards; the next start (a new
+    cache) sees the change (invariant 15)."""
     add_hook(ws / ".discobot" / "hooks", "10-a.sh", "exit 0", type="after_turn")
     shutil.copy(FIXTURES / "iteratr.hooks.yml", ws / ".iteratr.hooks.yml")
     put(ws / ".nyzhi" / "config.toml", '[[agent.hooks]]\nevent = "after_turn"\ncommand = "n"\n')
@@ -382,9 +385,12 @@ def test_load_all_in_order_and_the_cache_sees_changes(ws: Path) -> None:
     assert cache.get() is first  # nothing changed: not loaded again
     put(ws / ".nyzhi" / "config.toml", '[[agent.hooks]]\nevent = "after_turn"\ncommand = "m"\n'
         '[[agent.hooks]]\nevent = "after_turn"\ncommand = "o"\n')
-    assert [h.label for h in cache.get().hooks if h.dialect == "nyzhi"] == ["m", "o"]
+    assert [h.label for h in cache.get().hooks if h.dialect == "nyzhi"] == ["n"]
     (ws / ".discobot" / "hooks" / "10-a.sh").unlink()
-    assert "discobot" not in {h.dialect for h in cache.get().hooks}
+    assert "discobot" in {h.dialect for h in cache.get().hooks}
+    again = dialects.Cache(str(ws), str(ws / "no-image"), home(ws)).get()  # the next start
+    assert [h.label for h in again.hooks if h.dialect == "nyzhi"] == ["m", "o"]
+    assert "discobot" not in {h.dialect for h in again.hooks}
 
 
 # --- what every dialect's field checker refuses

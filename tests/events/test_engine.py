@@ -209,6 +209,7 @@ def test_on_failure_retry_retries_an_exit_2_where_it_cannot_block(ws: Workspace)
     add_hook(ws.path / ".discobot" / "hooks", "10-pre.sh",
              f"echo w >> {ws.path}/tries-pre; exit 2", type="pre_tool", on_failure="retry",
              retries=2, retry_delay=0)
+    ws.engine = None  # (a hook added: read at the service's next start)
     assert ws.fire("pre_tool", {"tool_name": "bash"})["blocked"]
     assert (ws.path / "tries-pre").read_text() == "w\n"  # a decision: once
 

@@ -129,6 +129,7 @@ def test_untrusted_workspace_hooks_do_not_run_until_approved(ws: Workspace,
     assert ws.fire("after_turn")["results"][0]["status"] == "ok"
 
     ws.nyzhi({"event": "pre_tool", "command": "touch ran-changed", "on_error": "deny"})
+    ws.engine = wiring.for_context(ctx, str(ws.path / "no-image"))  # (its next start)
     outcome = ws.fire("pre_tool")
     assert "changed since it was trusted" in outcome["results"][0]["error"]
     assert not (ws.path / "ran-changed").exists()

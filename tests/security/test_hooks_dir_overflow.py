@@ -3,7 +3,9 @@ closed). Once, a directory over 1,000 entries was refused whole: every guard in 
 off, in the running session too, and `initd emit pre_tool` of `rm -rf /` went from exit 2
 to exit 0 with no result and no line logged. Now the first 1,000 names in order are
 read, the rest are reported in every answer and the log, a blockable event is blocked
-while a guard may be among them, and the image's hooks always run."""
+while a guard may be among them, and the image's hooks always run. The agent fills the
+directory in one session and asks in the next: within a session, the guards are those of
+its start (invariant 15), whatever the agent adds."""
 
 from __future__ import annotations
 
@@ -33,8 +35,12 @@ JUNK = 1500
 
 
 def fire(boot, ws: Path, prefix: str, event: str = "pre_tool"):  # type: ignore[no-untyped-def]
-    init = boot(sys.executable, agent_script(FILL_AND_FIRE), str(ws / ".discobot" / "hooks"),
-                prefix, str(JUNK), event)
+    """The agent fills its hooks directory in one session, then asks in the next."""
+    script = agent_script(FILL_AND_FIRE)
+    filled = boot(sys.executable, script, str(ws / ".discobot" / "hooks"), prefix, str(JUNK),
+                  "-")
+    assert filled.wait(timeout=120) == 0, filled.stderr[-3000:]
+    init = boot(sys.executable, script, str(ws / ".discobot" / "hooks"), prefix, "0", event)
     assert init.wait(timeout=120) == 0, init.stderr[-3000:]
     fired, turn = (json.loads(line) for line in init.stdout_lines[-2:])
     return init, fired["code"], json.loads(fired["answer"]), turn

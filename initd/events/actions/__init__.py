@@ -26,6 +26,7 @@ from initd.process.limits import Limits
 from initd.process.users import Account
 from initd.state import jsonview
 from initd.state.journal import LOST, Unkept
+from initd.state.snapshot import Snapshot
 
 
 class Call(NamedTuple):
@@ -45,6 +46,7 @@ class Call(NamedTuple):
     pipelines: dict[str, dict[str, Any]]  # spawn's child pipelines, by name
     log: Logger
     stdin: dict[str, Any]  # the event as the hook reads it on stdin (its Dialect.stdin)
+    guards: Snapshot | None = None  # the session's guard snapshot (a script is run as it was)
 
     def lookup(self, kind: str, name: str) -> Any:
         """A placeholder's value: ``{{name}}`` from the payload (or the table, in lower

@@ -38,6 +38,17 @@ def command(call: Call, spec: Command | Exec) -> ActionResult:
 
 
 def script(call: Call, spec: Script) -> ActionResult:
+    """A discobot script, run directly; one the agent changed since the session's guard
+    snapshot (its front matter, its body, or gone) is that guard's error, and blocks a
+    blockable event: the guard of the session's start cannot run (invariant 15)."""
+    if call.guards is not None and call.guards.covers(spec.path):
+        from initd.events import guardset
+
+        changed = guardset.changed(spec.path, call.guards)
+        if changed is not None:
+            return ActionResult(Status.ERROR, fails_closed=True, error=(
+                f"{spec.path} {changed} since the session started: the guard of its start "
+                "cannot run (a change to a hook takes effect at initd's next start)"))
     return run_process(call, [spec.path])
 
 

@@ -12,79 +12,87 @@ from initd.events.dialect import Dialect, Where
 from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
 from initd.events.loading import Collected
 from initd.events.model import DialectName
+from initd.hooks import workspacefiles
+from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
     claude.DIALECT)}
 
 
-def load_all(workspace: str, image_dir: str, home: str,
-             snapshots: dict[DialectName, Collected] | None = None) -> Collected:
-    """Every dialect's hooks, in the order they run (a dialect read once per session:
-    its snapshot, when given)."""
+def load_all(workspace: str, image_dir: str, home: str) -> Collected:
+    """Every dialect's hooks, in the order they run."""
     where, found = Where(workspace, image_dir, home), Collected()
     for dialect in DIALECTS.values():
-        taken = (snapshots or {}).get(dialect.name)
-        found.extend(taken if taken is not None else dialect.load(where))
+        found.extend(dialect.load(where))
     return found
 
 
 class Cache:
-    """``load_all`` again only when one of the files it reads (or could read) changed: the
-    service asks on every event, and most events change nothing.
+    """Every dialect's hooks as the session's guard snapshot has the agent's files
+    (events/guardset.py; taken now when none is given), and the image's as they are: read
+    again only when one of the files loading reads (or could read) changed, and the
+    service asks on every event.
 
-    A dialect with ``snapshot`` (Claude Code's) is read once, when the service starts, as
-    Claude Code "captures a snapshot of hooks at startup" and "uses this snapshot
-    throughout the session" (its hooks reference, "Configuration Safety"): an agent that
-    rewrites ``.claude/settings.json`` (or ``settings.local.json``, or the user's) cannot
-    remove a deny hook before its next tool call. A changed file is said once in the log,
-    and takes effect at the next start of the hook service."""
+    The snapshot is the agent's files as they were before its first instruction
+    (invariant 15), as Claude Code "captures a snapshot of hooks at startup" and "uses
+    this snapshot throughout the session" (its hooks reference, "Configuration Safety"),
+    for every format: an agent that rewrites ``.claude/settings.json`` (or any format's
+    file, or a discobot script's front matter) cannot remove a guard before its next
+    tool call. A change is said once in the log, and takes effect at initd's next start."""
 
     def __init__(self, workspace: str, image_dir: str, home: str,
-                 log: Logger | None = None) -> None:
+                 log: Logger | None = None, guards: Snapshot | None = None) -> None:
+        from initd.events import guardset
+
         self.args = (workspace, image_dir, home)
         self.where = Where(workspace, image_dir, home)
+        self.guards = guardset.covering(
+            guards if guards is not None else guardset.take(workspace, home), workspace, home)
         self.stamp: tuple[object, ...] | None = None
         self.found = Collected()
         self.log = log
-        # the snapshots, taken now: the hook service starts with the session (their stamps
-        # first: a file changed while it is read is a change, reported)
-        fixed = [d for d in DIALECTS.values() if d.snapshot]
-        self.snapshot_stamps = {d.name: _stamps(d.files(self.where)) for d in fixed}
-        self.snapshots = {d.name: d.load(self.where) for d in fixed}
-        self.said: set[tuple[object, ...]] = set()  # changes already reported
+        self.said: set[tuple[str, object]] = set()  # changes already reported
 
     def paths(self) -> list[str]:
         return [path for d in DIALECTS.values() for path in d.files(self.where)]
 
     def get(self) -> Collected:
-        stamp = _stamps(self.paths())
+        paths = self.paths()
+        stamp = _stamps(paths)
         if stamp != self.stamp:
-            for name, was in self.snapshot_stamps.items():
-                self._changed(name, DIALECTS[name].files(self.where), was)
-            self.found = load_all(*self.args, snapshots=self.snapshots)
+            self._changed(paths, stamp)
+            with workspacefiles.replaying(self.guards):
+                self.found = load_all(*self.args)
             self.stamp = stamp
         return self.found
 
-    def _changed(self, name: DialectName, files: list[str], was: tuple[object, ...]) -> None:
-        """A snapshot's file changed since the start: said once per change."""
-        now = _stamps(files)
-        if now == was or now in self.said:
-            return
-        self.said.add(now)
-        changed = [path for path, then, is_ in zip(files, was, now, strict=True)
-                   if then != is_]
-        if self.log is not None:
-            self.log.warning(f"{DIALECTS[name].title} settings changed during the session: "
-                             "the hooks of its start still run; the change takes effect at "
-                             "the next start", files=changed)
+    def _changed(self, paths: list[str],
+                 stamps: tuple[tuple[str, int, int, int] | None, ...]) -> None:
+        """What the agent changed of its files since the snapshot (one rewritten, removed
+        or added to a hooks directory): said once per change."""
+        changed = []
+        for path, now in zip(paths, stamps, strict=True):
+            if path in self.guards.lists:
+                continue  # (a directory: its files are compared one by one)
+            if self.guards.covers(path):
+                differs = (None if now is None else now[1:]) != self.guards.stamp(path)
+            else:  # a file the snapshot does not have, in a directory it listed
+                differs = os.path.dirname(path) in self.guards.lists
+            if differs and (path, now) not in self.said:
+                self.said.add((path, now))
+                changed.append(path)
+        if changed and self.log is not None:
+            self.log.warning("hook files changed during the session: the guards of its "
+                             "start still hold; the change takes effect at initd's next "
+                             "start", files=changed)
 
 
-def _stamps(paths: list[str]) -> tuple[object, ...]:
+def _stamps(paths: list[str]) -> tuple[tuple[str, int, int, int] | None, ...]:
     return tuple(_stamp(path) for path in paths)
 
 
-def _stamp(path: str) -> object:
+def _stamp(path: str) -> tuple[str, int, int, int] | None:
     try:
         info = os.stat(path)
     except OSError:

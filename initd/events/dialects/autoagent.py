@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from initd.config.problems import LoadError
+from initd.events import sources
 from initd.events.actions import Call
 from initd.events.dialect import InitdRules, Where, initd_input, own_name
 from initd.events.loading import Collected, EventFields, read
@@ -23,15 +24,19 @@ COMMIT_MESSAGE = "Complete issue #{{issueNumber}}: {{issueTitle}}"
 TYPES = ("command", "git-commit", "git-push")
 
 
+def files(workspace: str, home: str) -> list[tuple[str, bool]]:
+    """(path, written by the workspace): the user's, then the workspace's."""
+    return sources.owned(NAME, workspace, home)
+
+
 def workspace_file(workspace: str) -> str:
-    return os.path.join(workspace, ".autoagent", "config.json")
+    return files(workspace, "")[-1][0]
 
 
 def load(workspace: str, home: str) -> Collected:
     found = Collected(NAME)
     by_event: dict[str, tuple[str, str, list[Any], bool]] = {}  # event -> (path, key, ..)
-    for path, in_workspace in ((os.path.join(home, ".autoagent", "config.json"), False),
-                               (workspace_file(workspace), True)):
+    for path, in_workspace in files(workspace, home):
         data = found.read(path, "json")
         if data is None:
             continue
@@ -121,8 +126,7 @@ class AutoAgent(InitdRules):
         return load(where.workspace, where.home)
 
     def files(self, where: Where) -> list[str]:
-        return [os.path.join(where.home, ".autoagent", "config.json"),
-                workspace_file(where.workspace)]
+        return [path for path, _ in files(where.workspace, where.home)]
 
     def stdin(self, call: Call) -> dict[str, Any]:
         return initd_input(call, own_name(call))

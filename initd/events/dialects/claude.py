@@ -23,13 +23,13 @@ choice). The managed ``allowManagedHooksOnly: true`` leaves only the managed fil
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Mapping
 from typing import Any
 
 from initd.config.problems import WARNING, LoadError, Problem
 from initd.errors import shown
+from initd.events import sources
 from initd.events.actions import ActionResult, Call
 from initd.events.claude import answers, matchers
 from initd.events.claude import input as claude_input
@@ -41,7 +41,8 @@ from initd.hooks.kinds import Event
 
 NAME = DialectName.CLAUDE
 
-MANAGED = "/etc/claude-code/managed-settings.json"
+SCOPES = ("managed", "user", "project", "local")  # sources.py's, in this order
+MANAGED = sources.paths(NAME, "", "")[0][0]  # /etc/claude-code/managed-settings.json
 # seconds, the reference's "Common fields": "Defaults: 600 for `command`, `http`, and
 # `mcp_tool`"; "`UserPromptSubmit` hooks have a default timeout of 30 seconds"; "`SessionEnd`
 # hooks share a 1.5-second budget; if your settings set a longer per-hook `timeout`,
@@ -66,9 +67,9 @@ NO_BASH = ("no bash in this image: Claude Code command hooks without \"shell\" r
 
 def files(workspace: str, home: str, managed: str = MANAGED) -> list[tuple[str, str]]:
     """(path, scope) in the order they load: managed, user, project, local."""
-    return [(managed, "managed"), (os.path.join(home, ".claude", "settings.json"), "user"),
-            (os.path.join(workspace, ".claude", "settings.json"), "project"),
-            (os.path.join(workspace, ".claude", "settings.local.json"), "local")]
+    found = [(path, scope) for (path, _), scope in
+             zip(sources.paths(NAME, workspace, home), SCOPES, strict=True)]
+    return [(managed, "managed"), *found[1:]]
 
 
 def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
@@ -263,15 +264,13 @@ def _http(f: EventFields) -> HttpHook:
 
 
 class Claude:
-    """Claude Code's own rules: its matched hooks run together, read the event on stdin
-    alone, and are read once per session; its answers mean what its reference says
-    (claude/answers.py)."""
+    """Claude Code's own rules: its matched hooks run together and read the event on stdin
+    alone; its answers mean what its reference says (claude/answers.py)."""
 
     name = NAME
     title = "Claude Code"
     together = True
     stdin_only = True
-    snapshot = True
 
     def load(self, where: Where) -> Collected:
         return load(where.workspace, where.home)

@@ -22,6 +22,10 @@ def load(workspace: str, image_dir: str) -> Collected:
     discovered = discovery.for_workspace(workspace, image_dir)
     for problem in discovered.unread:  # a guard may be among what was not read
         found.unread.append(StandIn(problem.path, problem.reason, EVERY))
+    ours = paths.workspace_hooks(workspace)
+    for problem in discovered.problems:  # the workspace's directory not listed (EACCES; a
+        if problem.path == ours and problem not in discovered.unread:  # failed snapshot)
+            found.unread.append(StandIn(problem.path, problem.reason, EVERY))
     for broken in discovered.broken:  # a guard may be among what did not load
         event = standing(broken, image_dir)
         if event is not None:

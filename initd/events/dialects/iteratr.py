@@ -5,22 +5,20 @@ agent's context; a failure is part of that text, never a stop."""
 
 from __future__ import annotations
 
-import os
-
 from initd.config.problems import LoadError
+from initd.events import sources
 from initd.events.dialect import InitdRules, Where
 from initd.events.loading import Collected, EventFields
 from initd.events.model import DialectName, EventHook, Shell
 
 NAME = DialectName.ITERATR
 
-FILE = ".iteratr.hooks.yml"
 DEFAULT_TIMEOUT = 30.0
 
 
 def load(workspace: str) -> Collected:
     found = Collected(NAME)
-    path = os.path.join(workspace, FILE)
+    [(path, _)] = sources.paths(NAME, workspace, "")
     data = found.read(path, "yaml")
     if data is None:
         return found
@@ -58,7 +56,7 @@ class Iteratr(InitdRules):
         return load(where.workspace)
 
     def files(self, where: Where) -> list[str]:
-        return [os.path.join(where.workspace, FILE)]
+        return [path for path, _ in sources.paths(NAME, where.workspace, where.home)]
 
 
 DIALECT = Iteratr()

@@ -5,9 +5,8 @@ substring, or a glob), ``timeout`` (30 s), ``block``, ``tool_name`` (comma list)
 
 from __future__ import annotations
 
-import os
-
 from initd.config.problems import LoadError
+from initd.events import sources
 from initd.events.dialect import InitdRules, Where
 from initd.events.loading import Collected, EventFields, event_of, named
 from initd.events.model import DialectName, EventHook, Shell
@@ -23,9 +22,7 @@ EXIT2_EVENTS = ("teammate_idle", "task_completed")
 
 def files(workspace: str, home: str) -> list[tuple[str, bool]]:
     """(path, defined by the workspace) in the order they load."""
-    return [(os.path.join(home, ".config", "nyzhi", "config.toml"), False),
-            (os.path.join(workspace, ".nyzhi", "config.toml"), True),
-            (os.path.join(workspace, ".nyzhi", "config.local.toml"), True)]
+    return sources.owned(NAME, workspace, home)
 
 
 def load(workspace: str, home: str) -> Collected:

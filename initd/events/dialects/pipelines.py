@@ -12,13 +12,13 @@ import os
 from typing import Any
 
 from initd.config.problems import LoadError
+from initd.events import sources
 from initd.events.dialect import InitdRules, Where
 from initd.events.loading import Collected, EventFields
 from initd.events.model import DialectName, EventHook, Shell, Spawn, Webhook
 
 NAME = DialectName.PIPELINES
 
-STAGE_FILES = ("pipeline.yaml", "loop.yaml", "stage.yaml")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 DEFAULTS: dict[str, dict[str, Any]] = {  # the spec's defaults, per action type
     "shell": {"wait": False, "timeout": 300.0, "retries": 3},
@@ -27,15 +27,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {  # the spec's defaults, per action type
 }
 
 
-def global_file(home: str) -> str:
-    return os.path.join(home, ".config", "agent-pipelines", "hooks.yaml")
+def files(workspace: str, home: str) -> list[tuple[str, bool]]:
+    """(path, written by the workspace): the global file, then the stage files."""
+    return sources.owned(NAME, workspace, home)
 
 
 def load(workspace: str, home: str) -> Collected:
     found = Collected(NAME)
     documents: list[tuple[str, dict[str, Any], bool]] = []
-    for path, in_workspace in [(global_file(home), False),
-                               *((os.path.join(workspace, name), True) for name in STAGE_FILES)]:
+    for path, in_workspace in files(workspace, home):
         data = found.read(path, "yaml")
         if data is None:
             continue
@@ -126,8 +126,7 @@ class Pipelines(InitdRules):
         return load(where.workspace, where.home)
 
     def files(self, where: Where) -> list[str]:
-        return [global_file(where.home),
-                *(os.path.join(where.workspace, name) for name in STAGE_FILES)]
+        return [path for path, _ in files(where.workspace, where.home)]
 
 
 DIALECT = Pipelines()

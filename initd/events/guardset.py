@@ -1,0 +1,88 @@
+"""The session's guard set: every format's hook files the agent can write, as they were
+before its first instruction (ARCHITECTURE.md, invariant 15).
+
+``take`` reads them as the hook service always has (as the agent: links followed, never
+a FIFO, never past a limit) and keeps each read's outcome in a Snapshot
+(state/snapshot.py): the workspace's and the home's config files of every format
+(sources.py), the workspace's ``.discobot/hooks`` listed, and the head of each file in it
+(discobot's front matter: which scripts are hooks, on which events). Under initd it runs
+as a process of its own (``main``), started by root's supervisor as the agent user
+before the agent (supervisor/guards.py), writing into a memory file root then seals; a
+hook service run by hand takes its own when it starts.
+
+The hook service loads its lifecycle-event hooks from it for the whole session
+(dialects.Cache, within ``workspacefiles.replaying``): a change the agent makes to those
+files, from its first instruction on, takes effect at initd's next start, and a
+restarted service gets the same snapshot. The image's own files (its hooks directory,
+Claude Code's managed settings) are root's: read when the service starts.
+"""
+
+from __future__ import annotations
+
+import os
+
+from initd.events import sources
+from initd.hooks import frontmatter, workspacefiles
+from initd.state.snapshot import Snapshot
+
+
+def take(workspace: str, home: str) -> Snapshot:
+    """The agent's hook files, read now, as the loaders will read them from it."""
+    configs, directories = sources.agents(workspace, home)
+    snapshot = Snapshot()
+    for path in configs:
+        snapshot.record_read(path, sources.CONFIG_LIMIT, True, workspacefiles.read)
+    for directory in directories:
+        snapshot.record_names(directory, listing)
+        for name in snapshot.lists[directory].get("names", ()):
+            if name.startswith("."):  # (discovery reads no hidden file: never a hook)
+                continue
+            path = os.path.join(directory, name)
+            snapshot.record_read(path, frontmatter.HEAD_LIMIT, False, workspacefiles.read)
+    return snapshot
+
+
+def listing(directory: str) -> tuple[list[str], int]:
+    """A hooks directory's names as discovery lists them (discovery.listing's bounds)."""
+    return workspacefiles.names(directory, workspacefiles.MAX_NAMES, workspacefiles.SCAN_LIMIT)
+
+
+def changed(path: str, snapshot: Snapshot) -> str | None:
+    """How the discobot script ``path`` differs now from the snapshot's (its head, the
+    bytes its front matter is read from, or its size): "changed", "cannot be read now
+    (why)"; None when it does not."""
+    with workspacefiles.replaying(snapshot):
+        was = _head(path)
+    now = _head(path)
+    if now == was:
+        return None
+    return f"cannot be read now ({now})" if isinstance(now, str) else "changed"
+
+
+def _head(path: str) -> tuple[int, bytes] | str:
+    try:
+        head, info = workspacefiles.read(path, frontmatter.HEAD_LIMIT)
+    except OSError as err:
+        return str(err.strerror)
+    return info.st_size, head
+
+
+def covering(snapshot: Snapshot, workspace: str, home: str) -> Snapshot:
+    """A failed snapshot stands in for every file the agent can write of every format:
+    each reads as its failure (so a guard among them blocks, invariant 12)."""
+    if snapshot.failed is not None and not snapshot.covered:
+        configs, directories = sources.agents(workspace, home)
+        snapshot.covered = frozenset((*configs, *directories))
+    return snapshot
+
+
+def main(argv: list[str]) -> int:
+    """The reader: ``python -I -c READER FD WORKSPACE HOME`` (READER calls this), the
+    snapshot written to the memory file FD (root's supervisor seals it once this has
+    exited 0). Not ``-m``: runpy's imports are most of a small process's start."""
+    fd, workspace, home = int(argv[0]), argv[1], argv[2]
+    from initd.state import snapshot
+
+    snapshot.write(fd, take(workspace, home).encode())
+    return 0
+
