@@ -19,7 +19,7 @@ from initd.config.problems import Problem
 from initd.errors import InitdError
 from initd.events import wiring
 from initd.events.engine import Engine
-from initd.hooks import discovery, filehooks, kinds, message, model, precommit
+from initd.hooks import discovery, filehooks, kinds, message, model, precommit, workspacefiles
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
 from initd.hooks.launch import refuse, run_one
@@ -64,8 +64,16 @@ class HookService:
         self._said: set[Problem] = set()  # (_unread)
 
     def discover(self) -> Found:
-        """Re-read on every call: hooks added or edited since are picked up at once."""
-        return discovery.for_workspace(self.ctx.workspace, self.image_dir)
+        """Re-read on every call, hooks added since are picked up at once; and every file
+        hook of the session's start (its guard snapshot) is there as it was then: one the
+        agent removed, or made another kind, still runs (invariant 15)."""
+        live = discovery.for_workspace(self.ctx.workspace, self.image_dir)
+        with workspacefiles.replaying(self.events.cache.guards):
+            started = discovery.for_workspace(self.ctx.workspace, self.image_dir)
+        kept = {h.id: h for h in started.hooks if h.type == "file"}
+        hooks = [h for h in live.hooks if h.id not in kept] + list(kept.values())
+        hooks.sort(key=lambda h: (h.directory != self.image_dir, os.path.basename(h.path)))
+        return live._replace(hooks=tuple(hooks))
 
     def status(self) -> Status:
         return self.ctx.store.read()

@@ -216,3 +216,34 @@ def test_a_guard_on_containerenv_keeps_the_environment_of_the_start(
                         f"'{ws}/.devcontainer/devcontainer.json'; {KILL_SERVICE}",
                   "pre_tool", RM)
     assert held(fired, True), fired
+
+
+TURN = """
+    import json, os, subprocess, sys
+    act, changed = sys.argv[1], sys.argv[2]
+    subprocess.run(["sh", "-c", act], check=True, timeout=60)  # the first instruction
+    with open(changed, "w") as f:
+        f.write("print(1)\\n")
+    out = subprocess.run([sys.executable, "-m", "initd", "turn"], capture_output=True,
+                         text=True, timeout=120)
+    print(json.dumps({"code": out.returncode, "out": out.stdout, "err": out.stderr[-2000:]}),
+          flush=True)
+"""
+
+
+@pytest.mark.parametrize("act", ["rm -f '{hook}'", "sed -i 's/type: file/type: session/' '{hook}'"],
+                         ids=["removed", "retyped"])
+def test_a_file_hook_of_the_start_still_checks_the_turn(
+        boot, agent: Agent, ws: Path, act: str) -> None:
+    """A file hook (end of turn) the agent removes or makes a session hook at once still
+    checks the turn, as it was: the hooks the workspace adds later run too, and one that
+    was there stays (its removal: that hook's failure, which the model is told)."""
+    path = place(agent, ws, ".discobot/hooks/20-check.sh",
+                 '#!/bin/sh\n#---\n# type: file\n# pattern: "*.py"\n#---\n'
+                 'echo "the check says no"; exit 1\n')
+    script = agent_script(TURN)
+    init = boot(sys.executable, script, act.format(hook=path), str(ws / "x.py"))
+    assert init.wait(timeout=120) == 0, init.stderr[-3000:]
+    turned = json.loads(init.stdout_lines[-1])
+    assert turned["code"] == 2, turned  # re-prompt: the hook of the start failed
+    assert "20-check" in turned["out"], turned
