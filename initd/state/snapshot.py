@@ -50,9 +50,12 @@ class Snapshot:
         """What ``read(path, limit, whole=whole)`` gives, kept (its bytes within the
         budget)."""
         shape: dict[str, Any] = {"limit": limit, "whole": whole}
-        if self.kept + limit > BUDGET:  # (before reading: the budget bounds memory too)
-            self.files[path] = {**shape, **_error(Unsafe(errno.EFBIG, (
-                f"{path}: not read: the guard snapshot holds at most {BUDGET} bytes")))}
+        if self.kept + limit > BUDGET:  # (before reading: the budget bounds memory too;
+            # an error that is no Unsafe: the loaders take it for a file they could not
+            # read, whose hook stands in as an error on every blockable event)
+            self.files[path] = {**shape, **_error(OSError(errno.EFBIG, (
+                f"not read: the guard snapshot holds at most {BUDGET} bytes of heads and "
+                "configs")))}
             return
         try:
             data, info = read(path, limit, whole=whole)
