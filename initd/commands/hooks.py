@@ -3,7 +3,8 @@ booting.
 
 ``list`` shows every hook of every dialect (discobot scripts; iteratr, nyzhi, AutoAgent
 and agent-pipelines config), its fields and source, and every file that is not a hook
-with the reason; ``check`` validates for CI (exit 1 with every error listed); ``run``
+with the reason; ``check`` validates for CI (exit 1 with every error listed, and every
+file of a hooks directory that will not run is one, as the agent would run it); ``run``
 runs one script hook now, as its ``run_as`` says, and exits with its code; ``trust``
 approves the workspace's hooks as they are now (for ``--trust``).
 """
@@ -66,8 +67,16 @@ def main(argv: Sequence[str]) -> int:
         raise InitdError(f"workspace {one_line(config.workspace)}: no such directory "
                          "(--workspace, INITD_WORKSPACE)")
     agent = users.agent(config.user) or users.current()
-    with guard(args.verb, config.workspace, agent):
+    with guard(args.verb, config.workspace, agent), runner(agent):
         return verb(args, config, agent)
+
+
+def runner(agent: users.Account) -> AbstractContextManager[None]:
+    """The agent's hooks are judged as the agent runs them (can it read and execute each
+    one?), not as whoever runs the verb: root reads what the agent cannot."""
+    if agent.uid == os.geteuid():
+        return nullcontext()
+    return discovery.running_as(agent.uid, (agent.gid, *agent.groups))
 
 
 def guard(verb: str, workspace: str, agent: users.Account) -> AbstractContextManager[None]:
@@ -115,18 +124,24 @@ def devcontainer_of(workspace: str) -> Config | None:
 
 
 def check(found: discovery.Found, events: Collected, dev: Config | None = None) -> int:
+    """Every problem, and exit 1 on an error. Each file of a hooks directory that is not a
+    hook is one, whatever ``list`` calls it (a note: a README, a directory, a link that
+    names no hook file): it will not run, and a guard written that way never would."""
     for hook in found.hooks:
         for warning in hook.warnings:
             print(f"warning: {one_line(hook.path)}: {one_line(warning)}")
+    skipped = [p if p.severity == ERROR else p._replace(severity=ERROR, reason=p.reason
+               + " (it will not run: a hooks directory holds hooks only)")
+               for p in found.problems]
     errors = [p for p in events.problems if p.severity == ERROR]
-    for problem in (*found.errors, *events.problems, *(dev.problems if dev else ())):
+    for problem in (*skipped, *events.problems, *(dev.problems if dev else ())):
         print(problem.line())
     dev_errors = len(dev.errors) if dev else 0
     commands = sum(len(s.commands) for s in dev.stages) if dev and not dev_errors else 0
     valid = len(found.hooks) + len(events.hooks) - sum(h.is_event for h in found.hooks)
     print(f"{valid + commands} hook(s) valid, "
-          f"{len(found.errors) + len(errors) + dev_errors} error(s)")
-    return 1 if found.errors or errors or dev_errors else 0
+          f"{len(skipped) + len(errors) + dev_errors} error(s)")
+    return 1 if skipped or errors or dev_errors else 0
 
 
 def trust(found: discovery.Found, events: Collected, config: settings.Settings,

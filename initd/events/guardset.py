@@ -34,11 +34,17 @@ def take(workspace: str, home: str) -> Snapshot:
         snapshot.record_read(path, sources.CONFIG_LIMIT, True, workspacefiles.read)
     for directory in directories:
         snapshot.record_names(directory, listing)
+
+        def hook(path: str, limit: int, whole: bool) -> tuple[bytes, os.stat_result, str]:
+            return workspacefiles.read_hook(path, limit, workspace)
+
         for name in snapshot.lists[directory].get("names", ()):
             if name.startswith("."):  # (discovery reads no hidden file: never a hook)
                 continue
             path = os.path.join(directory, name)
-            snapshot.record_read(path, frontmatter.HEAD_LIMIT, False, workspacefiles.read)
+            runs = snapshot.record_read(path, frontmatter.HEAD_LIMIT, False, hook)
+            if runs is not None and runs != path:  # a link: the file it names, as it was
+                snapshot.record_read(runs, frontmatter.HEAD_LIMIT, False, workspacefiles.read)
     return snapshot
 
 

@@ -15,6 +15,13 @@ Each file refused is remembered, to be named once.
 Outside ``guard`` (boot, the hook service as the agent) a file is read as it always was:
 wherever its path leads, never a FIFO, never past its limit.
 
+A file of the workspace's hooks directory is read by ``read_hook``, alike in every
+context: there a symbolic link (``ln -s ../../scripts/lint.sh .discobot/hooks/``) is a
+hook when it names a regular file of the workspace, of the link's owner, with no other
+link on the way; initd resolves it by name, never the kernel, and the file it names is
+what is read, approved and run. Any other link there is refused (``Linked``), with what
+to do instead.
+
 Within ``replaying`` (the hook service loading the session's guards), a path the guard
 snapshot covers is not read at all: the snapshot answers as the file did when it was
 taken, before the agent's first instruction (state/snapshot.py, invariant 15).
@@ -30,8 +37,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
+from initd.errors import shown
 from initd.state import agentfs
-from initd.state.agentfs import Owner, Place, Unsafe
+from initd.state.agentfs import LINKS, Owner, Place, Unsafe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,10 +55,16 @@ class Refused(Unsafe):
     """A file ``guard`` will not read. Its message names it; ``why`` says why, without
     its path (it may name a directory on the way)."""
 
-    def __init__(self, path: str, why: str) -> None:
+    def __init__(self, path: str, why: str, link: bool = False) -> None:
         super().__init__(errno.EPERM, why if why.startswith(f"{path} ") else f"{path}: {why}")
         self.path = path
         self.why = why
+        self.link = link  # refused because it is a symbolic link itself
+
+
+class Linked(Refused):
+    """A hook file that is a symbolic link initd does not resolve to a hook: ``why`` says
+    why, and what to do instead."""
 
 
 MAX_NAMES = 1000  # of a hooks directory's names, in order, read as hooks (discovery.py)
@@ -104,17 +118,18 @@ def guarded(path: str) -> bool:
     return _where(path) is not None
 
 
-def read(path: str, limit: int, *, whole: bool = False) -> tuple[bytes, os.stat_result]:
+def read(path: str, limit: int, *, whole: bool = False,
+         follow: bool = True) -> tuple[bytes, os.stat_result]:
     """``path``'s bytes (at most ``limit``; with ``whole``, a longer file is refused) and
     its status. FileNotFoundError when there is none; Unsafe (Refused, under ``guard``)
     when it is not a regular file of the tree's owner (or root's, with one name), too
-    big, or reached by a link."""
+    big, or reached by a link (outside ``guard`` only without ``follow``, at its end)."""
     snapshot = _snapshot(path)
     if snapshot is not None:
         return snapshot.read(path, limit, whole)
     where = _where(path)
     if where is None:
-        return agentfs.read_regular(path, limit, whole=whole)
+        return agentfs.read_regular(path, limit, whole=whole, follow=follow)
     owned, parts = where
     try:
         with Place(owned.base, parts[:-1], owned.owner).open() as directory:
@@ -125,6 +140,88 @@ def read(path: str, limit: int, *, whole: bool = False) -> tuple[bytes, os.stat_
     except Unsafe as err:
         raise _refuse(path, err) from None
     return found
+
+
+def read_hook(path: str, limit: int, base: str) -> tuple[bytes, os.stat_result, str]:
+    """A file of a hooks directory under ``base`` (the workspace) as the hook it is: its
+    first ``limit`` bytes, its status, and the path that runs. A file is read as ``read``
+    reads one, never through a link at its end. A symbolic link is resolved by initd,
+    never by the kernel: what it says is read from its directory (walked to from
+    ``base``), taken from there by name, and must stay in ``base``; the file it names is
+    walked to from ``base`` one component at a time with O_NOFOLLOW and read only when it
+    is a regular file of the link's owner (or root's with one name): that file's path is
+    what runs. Linked when the link is refused; Unsafe when it names no regular file."""
+    snapshot = _snapshot(path)
+    if snapshot is not None:
+        return snapshot.read_hook(path, limit, kinds={"Linked": Linked, "Refused": Refused})
+    try:
+        return (*read(path, limit, follow=False), path)
+    except Unsafe as err:
+        if not (getattr(err, "link", False) or err.errno == errno.ELOOP):
+            raise
+    _refused.pop(path, None)  # (not refused yet: what it names is read, or it is)
+    try:
+        return _resolve(path, limit, base)
+    except Linked as err:
+        if guarded(path):  # a person's verb names it (hooks trust: "refused ...")
+            _refused.setdefault(path, str(err))
+        raise
+
+
+def _resolve(path: str, limit: int, base: str) -> tuple[bytes, os.stat_result, str]:
+    """read_hook's, for a link: what it names, read, and that file's path."""
+    directory, name = os.path.split(path)
+    try:
+        with Place(base, _parts(os.path.relpath(directory, base))).open() as at:
+            text, owner = at.readlink(name)
+    except (OSError, ValueError) as err:  # (ValueError: not a directory under ``base``)
+        why = err.strerror if isinstance(err, OSError) else err
+        raise Linked(path, f"a symbolic link initd could not read ({why})") from None
+    target = os.path.normpath(os.path.join(directory, text))
+    inside = os.path.relpath(target, base)
+    if inside in (".", "..") or inside.startswith(("../", "/")):
+        raise Linked(path, f"a symbolic link to {shown(text)}, outside the workspace: not "
+                     "followed (copy the file here, or write a hook here that runs it)")
+    head, info = _linked(path, text, base, inside, limit)
+    if info.st_uid != owner or (info.st_uid == 0 and info.st_nlink > 1):
+        raise Linked(path, f"a symbolic link to {shown(text)}, a file of uid {info.st_uid} "
+                     f"{'with more than one name ' if info.st_uid == owner else ''}while the "
+                     f"link is uid {owner}'s: not read")
+    where = _where(target)
+    if where is not None:
+        try:
+            _judge(target, info, where[0])
+        except Unsafe as err:
+            raise _refuse(path, err) from None
+    return head, info, target
+
+
+def _linked(path: str, text: str, base: str, inside: str,
+            limit: int) -> tuple[bytes, os.stat_result]:
+    """What a link of a hooks directory names (``inside`` the workspace, ``base``), read."""
+    *way, last = inside.split(os.sep)
+    about = f"a symbolic link to {shown(text)}"
+    try:
+        with Place(base, tuple(way)).open() as at:
+            found = at.read_status(last, limit, anyone=True, whole=False)
+    except FileNotFoundError:
+        found = None
+    except Unsafe as err:
+        if err.errno in LINKS:
+            raise Linked(path, f"{about}, which is a link itself or has one on the way: "
+                         "initd follows one link, to a file of the workspace (link to the "
+                         "file itself, or copy it here)") from None
+        if err.errno == errno.EINVAL:
+            raise Unsafe(errno.EINVAL, f"{path}: {about}, not a regular file") from None
+        raise Linked(path, f"{about}, which cannot be read ({err})") from None
+    if found is None:
+        raise Linked(path, f"{about}, which does not exist (a dangling link: point it at "
+                     "the hook's file, or remove it)")
+    return found
+
+
+def _parts(rel: str) -> tuple[str, ...]:
+    return () if rel == "." else tuple(rel.split(os.sep))
 
 
 def _judge(path: str, info: os.stat_result, owned: Tree) -> None:
@@ -147,17 +244,11 @@ def names(directory: str, keep: int, scan: int) -> tuple[list[str], int]:
     snapshot = _snapshot(directory)
     if snapshot is not None:
         return snapshot.names(directory)
-    listed = 0
-
-    def counted(entries: Iterator[os.DirEntry[str]]) -> Iterator[str]:
-        nonlocal listed
-        for entry in itertools.islice(entries, scan):
-            listed += 1
-            yield entry.name
-
+    counted = itertools.count()  # (one a name listed: zip takes it after each)
     with scandir(directory) as entries:  # (a verb's guard: no link)
-        first = heapq.nsmallest(keep, counted(entries))
-    return first, listed - len(first)
+        listed = zip(itertools.islice(entries, scan), counted, strict=False)
+        first = heapq.nsmallest(keep, (entry.name for entry, _ in listed))
+    return first, next(counted) - len(first)
 
 
 @contextmanager
@@ -198,6 +289,7 @@ def _refuse(path: str, err: Unsafe) -> Refused:
                "root's with one name: a hard link to another's file is not theirs to show)")
     else:  # a FIFO, too big; or a directory on the way that is a link (named)
         why = text.removeprefix(f"{path}: ")
-    refused = Refused(path, why)
+    refused = Refused(path, why, link=err.errno == errno.ELOOP
+                      and text.endswith(": a symbolic link: not read"))
     _refused.setdefault(path, str(refused))
     return refused

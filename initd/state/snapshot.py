@@ -27,7 +27,7 @@ from initd.state.agentfs import Unsafe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (the reader, a process of its own, imports this: typing costs it)
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 VERSION = 1
@@ -46,9 +46,10 @@ class Snapshot:
     # --- taking it
 
     def record_read(self, path: str, limit: int, whole: bool,
-                    read: Callable[..., tuple[bytes, os.stat_result]]) -> None:
+                    read: Callable[..., tuple[Any, ...]]) -> str | None:
         """What ``read(path, limit, whole=whole)`` gives, kept (its bytes within the
-        budget)."""
+        budget): (bytes, status), or a hook's (bytes, status, the path that runs), whose
+        last is returned (None: no path, an error)."""
         shape: dict[str, Any] = {"limit": limit, "whole": whole}
         if self.kept + limit > BUDGET:  # (before reading: the budget bounds memory too;
             # an error that is no Unsafe: the loaders take it for a file they could not
@@ -56,16 +57,18 @@ class Snapshot:
             self.files[path] = {**shape, **_error(OSError(errno.EFBIG, (
                 f"not read: the guard snapshot holds at most {BUDGET} bytes of heads and "
                 "configs")))}
-            return
+            return None
         try:
-            data, info = read(path, limit, whole=whole)
+            data, info, *runs = read(path, limit, whole=whole)
         except OSError as err:
             self.files[path] = {**shape, **_error(err)}
-            return
+            return None
         self.kept += len(data)
         self.files[path] = {**shape, "data": base64.b64encode(data).decode(),
                             "stat": [*info, *(getattr(info, f"st_{t}time{n}")
-                                              for n in ("", "_ns") for t in "amc")]}
+                                              for n in ("", "_ns") for t in "amc")],
+                            "runs": runs[0] if runs else path}
+        return str(runs[0]) if runs else path
 
     def record_names(self, directory: str,
                      names: Callable[[str], tuple[list[str], int]]) -> None:
@@ -82,13 +85,26 @@ class Snapshot:
         """Whether reading ``path`` is answered from here (else it is read as it is)."""
         return path in self.files or path in self.lists or path in self.covered
 
-    def read(self, path: str, limit: int, whole: bool) -> tuple[bytes, os.stat_result]:
+    def read(self, path: str, limit: int, whole: bool,
+             kinds: Mapping[str, Callable[[str, str], OSError]] | None = None
+             ) -> tuple[bytes, os.stat_result]:
+        """The read of ``path`` as it was: its bytes and status, or its error raised
+        again (``kinds``: the classes of the errors a caller's reads raise, by name)."""
+        data, info, _ = self.read_hook(path, limit, whole, kinds)
+        return data, info
+
+    def read_hook(self, path: str, limit: int, whole: bool = False,
+                  kinds: Mapping[str, Callable[[str, str], OSError]] | None = None
+                  ) -> tuple[bytes, os.stat_result, str]:
+        """``read``'s, and the path that runs (a hook's, resolved from a link)."""
         kept = self._kept(self.files, path)
         if (kept.get("limit"), kept.get("whole")) != (limit, whole):  # never: one table
             raise Unsafe(errno.EIO, f"{path}: not read as the guard snapshot read it")
         if "data" not in kept:
-            raise _raised(path, kept)
-        return base64.b64decode(kept["data"]), os.stat_result(kept["stat"])
+            kind = (kinds or {}).get(str(kept.get("kind")))
+            raise kind(path, str(kept["text"])) if kind is not None else _raised(path, kept)
+        return (base64.b64decode(kept["data"]), os.stat_result(kept["stat"]),
+                str(kept.get("runs", path)))
 
     def names(self, directory: str) -> tuple[list[str], int]:
         kept = self._kept(self.lists, directory)
@@ -135,8 +151,10 @@ class Snapshot:
 
 
 def _error(err: OSError) -> dict[str, Any]:
-    return {"errno": err.errno or errno.EIO, "text": str(err.strerror),
-            "unsafe": isinstance(err, Unsafe)}
+    """An error kept: its errno, its words (a refusal's ``why``), whether it was Unsafe,
+    and its class's name (a caller's own: workspacefiles.Linked)."""
+    return {"errno": err.errno or errno.EIO, "text": str(getattr(err, "why", err.strerror)),
+            "unsafe": isinstance(err, Unsafe), "kind": type(err).__name__}
 
 
 def _raised(path: str, kept: dict[str, Any]) -> OSError:

@@ -25,7 +25,7 @@ from initd.hooks.launch import ROOT_TYPES
 from initd.hooks.model import Hook
 from initd.state import agentfs
 
-SNAPSHOT_LIMIT = 2**20  # a hook script over 1 MiB is not copied (and not run as root)
+SNAPSHOT_LIMIT = discovery.ROOT_COPY_LIMIT  # a hook script over it is not copied (not run as root)
 
 
 class RootHooks:

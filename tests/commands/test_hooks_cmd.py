@@ -59,17 +59,23 @@ def test_list_json(ws: Path) -> None:
 
 
 def test_check_fails_with_every_error_listed(ws: Path) -> None:
+    """The README, which `list` notes, is one too: a file of a hooks directory that will
+    not run (issue 36)."""
     add_hook(ws / ".discobot" / "hooks", "40-neg.sh", "true", type="session", timeout=-1)
     out = hooks_cmd(ws, "check")
     assert out.returncode == 1
     errors = [line for line in out.stdout.splitlines() if line.startswith("error:")]
-    assert len(errors) == 2
+    assert len(errors) == 3
     assert any("timeout: expected a number of seconds > 0" in line for line in errors)
-    assert out.stdout.splitlines()[-1] == "2 hook(s) valid, 2 error(s)"
+    assert errors[-1] == (f"error: {ws}/.discobot/hooks/README.md: no front matter (---, #--- "
+                          "or //--- on line 1 or 2): not a hook (it will not run: a hooks "
+                          "directory holds hooks only)")
+    assert out.stdout.splitlines()[-1] == "2 hook(s) valid, 3 error(s)"
 
 
 def test_check_passes_a_clean_workspace(ws: Path) -> None:
     (ws / ".discobot" / "hooks" / "30-typo.sh").unlink()
+    (ws / ".discobot" / "hooks" / "README.md").unlink()
     out = hooks_cmd(ws, "check")
     assert (out.returncode, out.stdout.splitlines()[-1]) == (0, "2 hook(s) valid, 0 error(s)")
 

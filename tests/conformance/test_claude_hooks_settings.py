@@ -60,47 +60,94 @@ def test_the_hooks_of_all_four_settings_files_run(cc: Session) -> None:
     assert ran(cc) == set(FILES)
 
 
-@pytest.mark.parametrize("disable, running", [
-    # SETTINGS_REF, `disableAllHooks`: "In any other settings file: Claude Code disables
-    # user, project, local, and plugin hooks; managed hooks ... keep running"
-    pytest.param({"user": True}, {"managed"}, id="user-true"),
-    # initd's deliberate deviation (docs/claude-code.md, "Turning hooks off"; issue 26:
-    # "Keep the documented choices that protect the user (the project's disableAllHooks
-    # cannot turn off the user's hooks)"): a workspace file is the repository's, and the
-    # agent writes it; its true turns off the workspace's hooks, never the user's guards
-    pytest.param({"project": True}, {"managed", "user"}, id="project-true"),
-    pytest.param({"local": True}, {"managed", "user"}, id="local-true"),
-    # HOOKS: "a "disableAllHooks": false in a project's .claude/settings.json overrides a
-    # true in your user settings"
-    pytest.param({"user": True, "project": False}, set(FILES), id="user-true,project-false"),
+ALL = set(FILES)
+NONE: set[str] = set()
+# disableAllHooks in the files named (True or False; absent elsewhere) -> the files whose
+# hooks run. Each row's passage is in the comment above it: HOOKS' and SETTINGS_REF's
+# words are quoted in the test's docstring.
+MATRIX = [
+    # SETTINGS_REF: "Default: unset, so hooks run"
+    ({}, ALL),
+    # SETTINGS_REF: "In any other settings file: Claude Code disables user, project,
+    # local, and plugin hooks; managed hooks ... keep running"
+    ({"user": True}, {"managed"}),
+    # initd's first choice (docs/claude-code.md, "Turning hooks off"): a workspace file is
+    # the repository's, which the agent writes; its true turns off the workspace's hooks,
+    # never the user's (the reference: all but the managed ones)
+    ({"project": True}, {"managed", "user"}),
+    ({"local": True}, {"managed", "user"}),
+    ({"project": True, "local": True}, {"managed", "user"}),
+    # issue 36: the user's own true turns off the user's hooks, whatever the workspace's
+    # files say ("In any other settings file: Claude Code disables user ... hooks": the
+    # user's file is one); the workspace's true turns off the workspace's
+    ({"user": True, "project": True}, {"managed"}),
+    ({"user": True, "local": True}, {"managed"}),
+    ({"user": True, "project": True, "local": True}, {"managed"}),
+    # SETTINGS_REF: "In managed settings: Claude Code disables every configured hook,
+    # including managed ones"; HOOKS: "Only disableAllHooks set at the managed settings
+    # level can disable managed hooks": with the others or alone, nothing runs
+    ({"managed": True}, NONE),
+    ({"managed": True, "user": True}, NONE),
+    ({"managed": True, "project": True}, NONE),
+    ({"managed": True, "local": True}, NONE),
+    ({"managed": True, "user": True, "project": True}, NONE),
+    ({"managed": True, "user": True, "local": True}, NONE),
+    ({"managed": True, "project": True, "local": True}, NONE),
+    ({"managed": True, "user": True, "project": True, "local": True}, NONE),
+    # SETTINGS, precedence: managed settings: "Nothing you set overrides them"
+    ({"managed": True, "local": False}, NONE),
+    ({"managed": True, "project": False, "user": False}, NONE),
+    # HOOKS: "Claude Code reads the value left after settings precedence applies";
+    # SETTINGS: "1. Managed settings ... 3. Project local settings ... 4. Shared project
+    # settings ... 5. User settings": the managed false is the value left, and every
+    # hook runs
+    ({"managed": False, "user": True}, ALL),
+    ({"managed": False, "user": True, "project": True, "local": True}, ALL),
     # SETTINGS, precedence: "3. Project local settings ... 4. Shared project settings"
-    pytest.param({"project": True, "local": False}, set(FILES), id="project-true,local-false"),
-    pytest.param({"user": True, "local": False}, set(FILES), id="user-true,local-false"),
-    # SETTINGS_REF: "In managed settings: Claude Code disables every hook, including
-    # managed ones"
-    pytest.param({"managed": True}, set(), id="managed-true"),
-    # SETTINGS: managed settings: "Nothing you set overrides them"
-    pytest.param({"managed": True, "local": False}, set(), id="managed-true,local-false"),
-    pytest.param({"managed": True, "project": False, "user": False}, set(),
-                 id="managed-true,project-false,user-false"),
-])
+    ({"project": True, "local": False}, ALL),
+    ({"local": True, "project": False}, {"managed", "user"}),
+    ({"user": False, "project": True}, {"managed", "user"}),
+    ({"user": False}, ALL),
+    # HOOKS: "a "disableAllHooks": false in a project's .claude/settings.json overrides a
+    # true in your user settings": it does for the workspace's hooks; the user's own stay
+    # off (initd's second choice, docs/claude-code.md: the workspace's files decide
+    # nothing about the user's hooks, neither off nor back on)
+    ({"user": True, "project": False}, {"managed", "project", "local"}),
+    ({"user": True, "local": False}, {"managed", "project", "local"}),
+]
+
+
+def _id(disable: dict[str, bool]) -> str:
+    return ",".join(f"{name}-{str(value).lower()}" for name, value in disable.items()) \
+        or "none"
+
+
+@pytest.mark.parametrize("disable, running", [pytest.param(*row, id=_id(row[0]))
+                                              for row in MATRIX])
 def test_disable_all_hooks_follows_settings_precedence(cc: Session, disable: dict[str, bool],
                                                        running: set[str]) -> None:
-    """HOOKS, "Disable or remove hooks": "set "disableAllHooks": true in your settings
-    file. Claude Code reads the value left after settings precedence applies, so a
-    "disableAllHooks": false in a project's .claude/settings.json overrides a true in your
-    user settings." "If an administrator has configured hooks through managed policy
-    settings, disableAllHooks set in user, project, or local settings can't disable those
-    managed hooks. Only disableAllHooks set at the managed settings level can disable
-    managed hooks."
+    """HOOKS, "Disable or remove hooks" (2026-08-22; the same in the page as fetched on
+    2026-10-08): "To temporarily disable all hooks without removing them, set
+    "disableAllHooks": true in your settings file. Claude Code reads the value left after
+    settings precedence applies, so a "disableAllHooks": false in a project's
+    .claude/settings.json overrides a true in your user settings." "The disableAllHooks
+    setting respects the managed settings hierarchy. If an administrator has configured
+    hooks through managed policy settings, disableAllHooks set in user, project, or local
+    settings can't disable those managed hooks. Only disableAllHooks set at the managed
+    settings level can disable managed hooks."
 
     SETTINGS, "Settings precedence": "In order, highest precedence first: 1. Managed
     settings ... 3. Project local settings (.claude/settings.local.json) ... 4. Shared
     project settings (.claude/settings.json) ... 5. User settings (~/.claude/settings.json)".
-    SETTINGS_REF, `disableAllHooks`: "The reach depends on which file carries the key: In
-    managed settings: Claude Code disables every hook, including managed ones; In any other
+    SETTINGS_REF, `disableAllHooks`: "Scope: Any file. Only managed settings can disable
+    managed hooks." "The reach depends on which file carries the key: In managed settings:
+    Claude Code disables every configured hook, including managed ones ...; In any other
     settings file: Claude Code disables user, project, local, and plugin hooks; managed
-    hooks ... keep running"."""
+    hooks ... keep running".
+
+    Every file has a PreToolUse hook; the row says which ran. Where initd chooses
+    otherwise (a workspace file decides nothing about the user's hooks), the row says so,
+    and docs/claude-code.md gives the reason."""
     four_files(cc, **{name: {"disableAllHooks": value} for name, value in disable.items()})
     cc.start()
     outcome = cc.post("PreToolUse")

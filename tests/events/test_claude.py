@@ -614,6 +614,12 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
     ({}, {"disableAllHooks": True}, {}, ["managed"]),
     ({}, {}, {"disableAllHooks": True}, ["managed", "user"]),  # not the user's hooks
     ({}, {"disableAllHooks": False}, {}, ["managed", "user", "project", "local"]),
+    # issue 36: the user's own true turns off the user's hooks, whatever the project says
+    ({}, {"disableAllHooks": True}, {"disableAllHooks": True}, ["managed"]),
+    ({}, {"disableAllHooks": True}, {"disableAllHooks": False}, ["managed", "project", "local"]),
+    # the managed false is the value left after precedence: every hook runs
+    ({"disableAllHooks": False}, {"disableAllHooks": True}, {},
+     ["managed", "user", "project", "local"]),
 ])
 def test_files_their_order_scope_and_policy(tmp_path: Path, managed: dict[str, Any],
                                             user: dict[str, Any], project: dict[str, Any],

@@ -209,11 +209,18 @@ def test_a_front_matter_that_did_not_parse_blocks_every_blockable_event(
     assert ws.fire("post_tool", RM)["results"] == []
 
 
-def test_a_guard_that_cannot_be_read_blocks_every_blockable_event(ws: Workspace) -> None:
+@pytest.mark.parametrize(("target", "said"), [
+    ("../../../moved-away", "outside the workspace"),  # (issue 36: a link that leaves it)
+    ("moved-away.sh", "which does not exist"),
+    ("10-guard.sh", "a link itself"),  # a loop
+])
+def test_a_guard_that_cannot_be_read_blocks_every_blockable_event(
+        ws: Workspace, target: str, said: str) -> None:
     (ws.path / ".discobot" / "hooks").mkdir(parents=True)
-    (ws.path / ".discobot" / "hooks" / "10-guard.sh").symlink_to(ws.root / "moved-away")
+    (ws.path / ".discobot" / "hooks" / "10-guard.sh").symlink_to(target)
     out = ws.fire("pre_tool", RM)
-    assert out["blocked"] and "cannot read" in out["results"][0]["error"]
+    assert out["blocked"] and said in out["results"][0]["error"], out["results"]
+    assert ws.fire("stop", {})["blocked"]
 
 
 def test_a_broken_event_hook_of_a_known_event_is_an_error_there(ws: Workspace) -> None:

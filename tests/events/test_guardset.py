@@ -12,7 +12,7 @@ import pytest
 
 from initd.events import dialects, guardset, sources
 from initd.events.dialect import Where
-from initd.hooks import workspacefiles
+from initd.hooks import discovery, workspacefiles
 from tests.hooks.support import add_hook
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -30,6 +30,9 @@ def every_format(where: Where) -> None:
     ws, home = Path(where.workspace), Path(where.home)
     add_hook(ws / ".discobot" / "hooks", "10-guard.sh", "exit 2", type="pre_tool")
     add_hook(ws / ".discobot" / "hooks", "20-lint.sh", "exit 0", type="file", pattern="*.py")
+    add_hook(ws / "scripts", "guard.sh", "exit 2", type="pre_tool")  # a hook as a link to it
+    (ws / ".discobot" / "hooks" / "30-linked.sh").symlink_to("../../scripts/guard.sh")
+    (ws / ".discobot" / "hooks" / "40-outside.sh").symlink_to("/bin/true")  # refused
     shutil.copy(FIXTURES / "iteratr.hooks.yml", ws / ".iteratr.hooks.yml")
     for base in (ws / ".nyzhi" / "config.toml", home / ".config" / "nyzhi" / "config.toml"):
         base.parent.mkdir(parents=True, exist_ok=True)
@@ -67,7 +70,12 @@ def test_loading_from_the_snapshot_is_loading_the_files_as_they_were(where: Wher
     shutil.rmtree(Path(where.home) / ".claude")
     with workspacefiles.replaying(snapshot):
         after = dialects.load_all(*where)
+        hooks = discovery.for_workspace(where.workspace, where.image_dir)
     assert after.hooks == before.hooks and after.problems == before.problems
+    assert [(h.id, h.path) for h in hooks.hooks if h.id == "30-linked"] == [
+        ("30-linked", str(Path(where.workspace, "scripts", "guard.sh")))]  # (runs the file)
+    assert any("40-outside.sh" in p.path and "outside the workspace" in p.reason
+               for p in hooks.problems)
     assert dialects.load_all(*where).hooks != before.hooks  # (the files as they are now)
 
 

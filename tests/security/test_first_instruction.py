@@ -247,3 +247,16 @@ def test_a_file_hook_of_the_start_still_checks_the_turn(
     turned = json.loads(init.stdout_lines[-1])
     assert turned["code"] == 2, turned  # re-prompt: the hook of the start failed
     assert "20-check" in turned["out"], turned
+
+
+def test_a_linked_discobot_guard_whose_file_changed_still_guards(
+        boot, agent: Agent, ws: Path) -> None:
+    """A guard kept elsewhere in the workspace and linked into the hooks directory (``ln -s
+    ../../scripts/guard.sh``): the agent's first instruction rewrites the file it names.
+    The file that runs is compared with the snapshot too: that guard's error blocks."""
+    place(agent, ws, "scripts/guard.sh", discobot(GUARD))
+    as_agent(agent, f"ln -s ../../scripts/guard.sh {ws}/.discobot/hooks/10-guard.sh")
+    swapped = Path(agent_script("")).parent / "swapped"
+    swapped.write_text(discobot(AGENTS))
+    fired = first(boot, f"cat '{swapped}' > '{ws}/scripts/guard.sh'", "pre_tool", RM)
+    assert blocked_by_its_error(fired), fired

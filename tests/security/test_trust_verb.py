@@ -144,12 +144,17 @@ def test_what_the_agent_planted_is_refused_and_the_rest_approved(
     assert out.returncode == 0, out.stdout + out.stderr
     trusted = check_store(store, secret, out)
     refused = [line for line in out.stdout.splitlines() if line.startswith("refused ")]
-    assert [line for line in refused if str(planted) in line], out.stdout
+    linked = (target, attack) == (FORMATS["script"][0], "link inside")
+    if linked:  # issue 36: a hook that is a link to a file of the workspace (no other link
+        # on the way) is that file's hook: approved as that file's bytes, run as it
+        assert str(ws / "elsewhere") in trusted and not refused, out.stdout
+    else:
+        assert [line for line in refused if str(planted) in line], out.stdout
     assert not [key for key in trusted if key.startswith(str(planted))]
     hit = {name for name, (where, _, _) in FORMATS.items()
-           if (ws / where).is_relative_to(planted)}
+           if (ws / where).is_relative_to(planted) and not linked}
     for name, (where, _, _) in FORMATS.items():  # every untouched hook: approved
-        if name not in hit:
+        if name not in hit and not (linked and name == "script"):
             assert [key for key in trusted if key.startswith(str(ws / where))], (name, out)
     if "script" not in hit:  # and it runs under --trust (root checks, the agent runs it)
         ran = subprocess.run([*INITD, "hooks", "run", "10-hook", "--workspace", str(ws),

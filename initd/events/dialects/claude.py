@@ -14,11 +14,11 @@ seconds: 600 by default, 30 on UserPromptSubmit, and SessionEnd's hooks share a 
 1.5 s raised to their longest ``timeout`` (at most 60), as the reference gives them;
 ``async: true`` in the background, ``if`` a permission rule.
 
-``disableAllHooks`` is read after settings precedence (local > project > user): ``true``
-in the managed file turns every hook off; the value left after precedence, when true,
-turns off the user's, project's and local hooks, except that a workspace file's ``true``
-turns off only the workspace's (a repository cannot turn off its user's hooks: initd's
-choice). The managed ``allowManagedHooksOnly: true`` leaves only the managed file's.
+``disableAllHooks`` is read after settings precedence (managed > local > project > user):
+``true`` in the managed file turns every hook off, and its ``false`` keeps every one on;
+else the value left turns off the workspace's hooks, and the user's own file alone
+turns off the user's (a repository can neither turn its user's hooks off nor back on:
+initd's choice). The managed ``allowManagedHooksOnly: true`` leaves only the managed file's.
 """
 
 from __future__ import annotations
@@ -109,24 +109,26 @@ def load(workspace: str, home: str, managed: str = MANAGED) -> Collected:
 def _enabled(found: Collected, settings: list[tuple[str, str, dict[str, Any]]]
              ) -> list[tuple[str, str, dict[str, Any]]]:
     """The files whose hooks run, after ``disableAllHooks`` and ``allowManagedHooksOnly``.
-    ``disableAllHooks`` is the value left after settings precedence (local > project >
-    user: https://code.claude.com/docs/en/settings, "Settings precedence"; the hooks
-    reference: "a "disableAllHooks": false in a project's .claude/settings.json overrides a
-    true in your user settings"); only the managed file's turns off the managed hooks."""
-    def value(scope: str, key: str) -> bool | None:
+    ``disableAllHooks`` is the value left after settings precedence (managed > local >
+    project > user: https://code.claude.com/docs/en/settings, "Settings precedence"; the
+    hooks reference: "Claude Code reads the value left after settings precedence
+    applies"); only the managed file's turns off the managed hooks. initd's choice
+    (docs/claude-code.md, "Turning hooks off"): the workspace's files, which the agent
+    writes, decide nothing about the user's hooks; the user's own file alone does."""
+    def value(scope: str, key: str = "disableAllHooks") -> bool | None:
         return next((data[key] for _, s, data in settings
                      if s == scope and isinstance(data.get(key), bool)), None)
+    managed = value("managed")
     off: set[str] = set()
-    if value("managed", "disableAllHooks"):
+    if managed:
         off = {"managed", "user", "project", "local"}
     elif value("managed", "allowManagedHooksOnly"):
         off = {"user", "project", "local"}
-    else:
-        by = next((scope for scope in ("local", "project", "user")
-                   if value(scope, "disableAllHooks") is not None), None)
-        if by is not None and value(by, "disableAllHooks"):
-            # a workspace file's true turns off the workspace's hooks, never its user's
-            off = {"user", "project", "local"} if by == "user" else {"project", "local"}
+    elif managed is None:  # (a managed false is the value left: every hook runs)
+        left = next((v for v in map(value, ("local", "project", "user")) if v is not None),
+                    None)
+        off = ({"project", "local"} if left else set()) | (
+            {"user"} if value("user") else set())
     for path, scope, data in settings:
         if scope in off and data.get("hooks"):
             found.problems.append(Problem(path, "hooks", "not run (disableAllHooks or "

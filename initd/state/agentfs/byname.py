@@ -11,13 +11,20 @@ import stat
 from initd.state.agentfs.common import Unsafe, read_limited
 
 
-def read_regular(path: str, limit: int, *,
-                 whole: bool = False) -> tuple[bytes, os.stat_result]:
-    """A file wherever ``path`` leads (links followed: a hook file may be one), with its
-    status: never a FIFO, device or directory (opened non-blocking, checked with fstat on
-    the open file, so no swap can slip in between), never more than ``limit`` bytes (with
-    ``whole``, a longer file is Unsafe instead of cut)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+def read_regular(path: str, limit: int, *, whole: bool = False,
+                 follow: bool = True) -> tuple[bytes, os.stat_result]:
+    """A file wherever ``path`` leads (links followed, unless not ``follow``: then a link
+    at its end is Unsafe, ELOOP), with its status: never a FIFO, device or directory
+    (opened non-blocking, checked with fstat on the open file, so no swap can slip in
+    between), never more than ``limit`` bytes (with ``whole``, a longer file is Unsafe
+    instead of cut)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+                     | (0 if follow else os.O_NOFOLLOW))
+    except OSError as err:
+        if not follow and err.errno == errno.ELOOP:
+            raise Unsafe(errno.ELOOP, f"{path}: a symbolic link: not read") from None
+        raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

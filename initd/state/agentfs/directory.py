@@ -230,6 +230,13 @@ class Dir:
                 found.append((entry.name, entry.is_symlink()))
         return found
 
+    def readlink(self, name: str) -> tuple[str, int]:
+        """What the symbolic link ``name`` says, and whose link it is (nothing followed);
+        OSError (EINVAL) when ``name`` is no link."""
+        check_name(name)
+        owner = os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_uid
+        return os.readlink(name, dir_fd=self.fd), owner
+
     def mtime_ns(self, name: str) -> int | None:
         """When ``name`` itself (not what a link names) last changed; None if missing."""
         check_name(name)
