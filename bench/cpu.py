@@ -7,7 +7,9 @@ busy (``make bench`` runs it; ``python bench/cpu.py`` alone):
     end) against the same
 30. time from the start to the agent's exec (its first act is to read the clock), tini,
     initd tini-style and initd with a workspace, quiet and with a CPU burner per core
-    (goals: quiet <= +25 ms against tini, busy <= +60 ms)
+    (goals: quiet <= +25 ms against tini, busy <= +60 ms); and with a workspace that has a
+    guard (a Claude Code settings file): the guard snapshot's reader, which the agent
+    waits for (invariant 15), against the same workspace without one
 31. where the CPU goes: the supervisor's imports (``-X importtime``), largest first
 """
 
@@ -101,13 +103,20 @@ def run(runs: int = 30) -> None:
         ws.mkdir()
         workspace = [INITD, "--workspace", str(ws), "--socket", f"{tmp}/s.sock",
                      "--hooks-dir", f"{tmp}/none", "--"]
+        gws = Path(tmp, "gws")  # a workspace with a guard: the snapshot is read before CMD
+        (gws / ".claude").mkdir(parents=True)
+        (gws / ".claude" / "settings.json").write_text(
+            '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": '
+            '[{"type": "command", "command": "exit 0"}]}]}}')
+        guarded = [INITD, "--workspace", str(gws), "--socket", f"{tmp}/g.sock",
+                   "--hooks-dir", f"{tmp}/none", "--"]
         cases = {"python": [PY, "-c", "pass"], "initd": [INITD, "--", "true"],
-                 "workspace": [*workspace, "true"],
+                 "workspace": [*workspace, "true"], "guards": [*guarded, "true"],
                  "floor": [PY, str(HERE / "floor.py"), "--", "true"],
                  "lean": [PY, str(HERE / "floor_lean.py"), "--", "true"]}
         if TINI:
             cases["tini"] = [TINI, "-s", "--", "true"]
-        starts = {"initd": [INITD, "--"], "workspace": workspace}
+        starts = {"initd": [INITD, "--"], "workspace": workspace, "guards": guarded}
         if TINI:
             starts["tini"] = [TINI, "-s", "--"]
         for label, busy in (("quiet", contextlib.nullcontext()), ("busy", burners())):
@@ -131,6 +140,12 @@ def run(runs: int = 30) -> None:
                 line += (f" | tini {agent['tini']:.1f} ms: +{agent['initd'] - agent['tini']:.1f}"
                          f" / +{agent['workspace'] - agent['tini']:.1f} ms (goal <= +{goal})")
             print(line)
+            more = agent["guards"] - agent["workspace"]
+            print(f"guards    {label}: to the agent with a guard {agent['guards']:.1f} ms, "
+                  f"without {agent['workspace']:.1f} ms: +{more:.1f} ms "
+                  f"({ratio(agent['guards'], agent['workspace'])}); CPU "
+                  f"{got['guards'][0]:.1f} ms against {wsp[0]:.1f} ms "
+                  f"({ratio(got['guards'][0], wsp[0])}): the snapshot's reader")
         rows = supervisor_imports(str(cwd))
         print("imports   " + ", ".join(f"{name.strip()} {ms:.1f}" for name, ms in rows)
               + " (ms, cumulative, one run)")
