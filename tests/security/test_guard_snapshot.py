@@ -162,3 +162,42 @@ def test_hooks_past_the_snapshots_budget_block(boot, agent: Agent, ws: Path) -> 
     assert init.wait(timeout=120) == 0, init.stderr[-3000:]
     got = json.loads(init.stdout_lines[-1])
     assert got["code"] == 2 and "the guard snapshot holds at most" in got["out"], got
+
+
+STALL = ("for i in $(seq 1200); do p=$(pgrep -u \"$(id -u)\" -f 'guardse[t]'); "
+         "[ -n \"$p\" ] && kill -STOP $p && exit 0; sleep 0.05; done")
+
+
+def test_a_stop_while_the_snapshot_is_read_ends_the_boot_before_the_agent(
+        boot, agent: Agent, ws: Path) -> None:
+    """The reader is a process of the agent user's, before the agent: a background
+    session hook of the workspace's (one too) may stop it. initd waits for it no longer
+    than its stop signal: the boot ends with 128+15 and the agent never starts."""
+    settings(agent, ws)
+    hook = ws / ".discobot" / "hooks" / "05-stall.sh"
+    hook.write_text(f"#!/bin/sh\n#---\n# type: session\n# blocking: false\n#---\n{STALL}\n")
+    hook.chmod(0o755)
+    os.chown(hook, agent.uid, agent.gid)
+    marker = ws / "agent-ran"  # (the agent can write there: it never starts to)
+    init = boot("sh", "-c", f"touch {marker}")
+    assert _wait_for_stopped_reader(agent), init.stderr[-3000:]
+    init.signal(15)
+    assert init.wait(timeout=60) == 143, init.stderr[-3000:]
+    assert not marker.exists()
+
+
+def _wait_for_stopped_reader(agent: Agent) -> bool:
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for proc in psutil.process_iter(["uids", "cmdline", "status"]):
+            info = proc.info
+            if info["uids"] and info["uids"].real == agent.uid and \
+                    "guardset" in " ".join(info["cmdline"] or ()) and \
+                    info["status"] == psutil.STATUS_STOPPED:
+                return True
+        time.sleep(0.05)
+    return False
