@@ -1,9 +1,9 @@
 """The simple commands of a shell command, found by a real parser: every command anywhere
 in its tree (a subshell, ``{ …; }``, an ``if``/``while``/``for``/``case`` body, a
 function, a pipeline, ``$(…)``, backticks, ``<(…)``, a here-document's substitutions),
-each as its words the way the shell reads them: ``'rm'``, ``"rm"`` and ``\\rm`` are
-``rm``; leading assignments and redirections left out; what only the running shell knows
-(``$X``, ``$(…)``, a glob, a brace expansion) is a hole (wildcards.HOLE).
+each as its words the way the shell reads them (words.py): ``'rm'``, ``"rm"`` and
+``\\rm`` are ``rm``; leading assignments and redirections left out; what only the running
+shell knows (``$X``, ``$(…)``, a glob, a brace expansion) is a hole (wildcards.HOLE).
 
 A command the parser cannot read, or reads differently from bash, is None: its ERROR and
 MISSING nodes, more than COMMAND_LIMIT characters, nesting deeper than DEPTH_LIMIT, a
@@ -26,30 +26,19 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
-from initd.events.claude.wildcards import HOLE, Segment
+from initd.events.claude.words import QUOTED, Word, text, word
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 COMMAND_LIMIT = 64 * 1024  # characters; Claude Code analyses at most 10,000
 DEPTH_LIMIT = 256  # nodes deep: `a && b && …` nests one level per operator
-Word = tuple[Segment, ...]
 SKIPPED = {"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect",
            "comment"}
-QUOTED = {"raw_string", "ansi_c_string", "string", "translated_string", "heredoc_body",
-          "comment"}
 CODE = {"command_substitution", "process_substitution", "program"}
 # bash's reserved words, which start (or end) a compound command where a command starts
 RESERVED = {"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
             "while", "until", "for", "select", "function", "[["}
-_BARE_ESCAPE = re.compile(r"\\(.)|\\$", re.DOTALL)
-_DOUBLE_ESCAPE = re.compile(r"\\([$`\"\\\n])")
-_ANSI = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}"
-                   r"|c.|.)", re.DOTALL)
-_ANSI_NAMED = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
-               "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-
-
 _PARSING = threading.Lock()  # one parser, and the service answers in several threads
 
 
@@ -88,7 +77,7 @@ def simple_commands(command: str) -> tuple[tuple[Word, ...], ...] | None:
         elif node.type == "redirected_statement" and _stray(node) and _owner(node) is None:
             return None  # `{ …; } > f x`: bash refuses the x the grammar takes
         elif node.type in ("declaration_command", "unset_command"):  # export, unset
-            keyword: Word = (_text(node.children[0], data),)
+            keyword: Word = (text(node.children[0], data),)
             found.append((node.start_byte, (keyword, *_words(node, data))))
         stack += [(child, depth + 1) for child in node.children]
     return tuple(words for _, words in sorted(found, key=lambda item: item[0]))
@@ -116,7 +105,7 @@ def _reserved(command: Node, data: bytes) -> bool:
     a compound command as something else (``! { rm; }``, ``time if …``)."""
     name = command.child_by_field_name("name")
     word = name.named_children[0] if name is not None and name.named_children else None
-    return word is not None and word.type == "word" and _text(word, data) in RESERVED
+    return word is not None and word.type == "word" and text(word, data) in RESERVED
 
 
 def _stray(node: Node) -> list[Node]:
@@ -156,94 +145,10 @@ def _words(node: Node, data: bytes) -> tuple[Word, ...]:
     for child in sorted(parts, key=lambda part: part.start_byte):
         if child.type == "command_name":
             child = child.named_children[0] if child.named_children else child
-        word = _word(child, data)
+        read = word(child, data)
         if child.start_byte == end:
-            words[-1] += word
+            words[-1] += read
         else:
-            words.append(word)
+            words.append(read)
         end = child.end_byte
     return tuple(words)
-
-
-def _globbed(text: str) -> bool:
-    """Whether the shell expands an unquoted word: ``*``, ``?``, ``[…]``, or a brace
-    expansion (``{a,b}``, ``{1..3}``). One pass, whatever the word."""
-    bracket = brace = separated = False
-    at = 0
-    while at < len(text):
-        char = text[at]
-        if char == "\\":
-            at += 2
-            continue
-        if char in "*?" or (char == "]" and bracket) or (char == "}" and separated):
-            return True
-        bracket |= char == "["
-        brace |= char == "{"
-        separated |= brace and (char == "," or text.startswith("..", at))
-        at += 1
-    return False
-
-
-def _word(node: Node, data: bytes) -> Word:
-    """One word as the shell will have it: literal text, and holes for what it computes."""
-    kind, text = node.type, _text(node, data)
-    if kind == "word":
-        return (HOLE,) if _globbed(text) else (_BARE_ESCAPE.sub(_bare, text),)
-    if kind in ("number", "variable_name"):
-        return (text,)
-    if kind == "raw_string":
-        return (text[1:-1],)
-    if kind == "ansi_c_string":
-        return (_ANSI.sub(_ansi, text[2:-1]),)
-    if kind == "translated_string" and node.named_children:
-        return _word(node.named_children[0], data)
-    if kind == "string":
-        return _double(node, data)
-    if kind == "concatenation":
-        bare = "".join(_text(c, data) for c in node.named_children if c.type == "word")
-        parts = [_word(c, data) for c in node.named_children]
-        # rm{,} is a brace expansion across its parts; an unquoted $X/rm may split into
-        # words (X="rm -rf x "): the whole word is a hole, never a name with a known end
-        if _globbed(bare) or any(c.type not in QUOTED | {"word", "number"}
-                                 for c in node.named_children):
-            return (HOLE,)
-        return tuple(s for part in parts for s in part)
-    return (HOLE,)  # $X, ${X}, $(…), `…`, $((…)), <(…), {a..b}: known when it runs
-
-
-def _double(node: Node, data: bytes) -> Word:
-    """A double-quoted string: its text with \\$ \\` \\" \\\\ and \\<newline> resolved,
-    each expansion or substitution in it a hole."""
-    parts: list[Segment] = []
-    at, end = node.start_byte + 1, node.end_byte - 1
-    for child in node.named_children:
-        if child.type == "string_content":
-            continue
-        parts += [_DOUBLE_ESCAPE.sub(_unescaped, data[at:child.start_byte].decode()), HOLE]
-        at = child.end_byte
-    parts.append(_DOUBLE_ESCAPE.sub(_unescaped, data[at:end].decode()))
-    return tuple(parts)
-
-
-def _text(node: Node, data: bytes) -> str:
-    return data[node.start_byte:node.end_byte].decode()
-
-
-def _bare(found: re.Match[str]) -> str:
-    return "" if found[1] in (None, "\n") else found[1]
-
-
-def _unescaped(found: re.Match[str]) -> str:
-    return "" if found[1] == "\n" else found[1]
-
-
-def _ansi(found: re.Match[str]) -> str:
-    """One escape of ``$'…'``, decoded as bash does (``$'\\x72m'`` is ``rm``)."""
-    escape = found[1]
-    if escape[0] in "xuU" and len(escape) > 1:
-        return chr(min(int(escape[1:], 16), 0x10FFFF))
-    if escape[0] in "01234567":
-        return chr(int(escape, 8) & 0xFF)
-    if escape[0] == "c" and len(escape) == 2:
-        return chr(ord(escape[1].upper()) ^ 0x40)
-    return _ANSI_NAMED.get(escape, "\\" + escape)

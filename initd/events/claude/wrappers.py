@@ -19,8 +19,8 @@ from __future__ import annotations
 import functools
 
 from initd.events.claude import shellwords
-from initd.events.claude.shellwords import Word
 from initd.events.claude.wildcards import HOLE, Segment
+from initd.events.claude.words import Word, literal
 
 WRAP_LIMIT = 16  # wrappers in front of one command
 Words = tuple[Word, ...]
@@ -105,7 +105,7 @@ def _code(program: str, args: Words) -> None:
     """Unknown for a program that runs shell code from a string or its standard input."""
     if program in ALWAYS_CODE or (program == "trap" and len(args) > 1):
         raise Unknown
-    if program == "alias" and any(_literal(w) is None or "=" in str(_literal(w))
+    if program == "alias" and any(literal(w) is None or "=" in str(literal(w))
                                   for w in args):
         raise Unknown  # alias x='rm -rf': code, run where x is written
     if program in ("source", "."):
@@ -114,7 +114,7 @@ def _code(program: str, args: Words) -> None:
         return
     at = 0
     while at < len(args):
-        word = _literal(args[at])
+        word = literal(args[at])
         if word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             at += 2
             continue
@@ -132,7 +132,7 @@ def _code(program: str, args: Words) -> None:
 def _script(word: Word | None) -> None:
     """Unknown for a script that is standard input or computed (``… | bash``,
     ``bash <<EOF``, ``source <(…)``, ``bash $F``); a named script file is not read."""
-    text = None if word is None else _literal(word)
+    text = None if word is None else literal(word)
     if text is None or text == "-" or text.startswith(("/dev/", "/proc/")):
         raise Unknown
 
@@ -146,7 +146,7 @@ def _unwrap(program: str, args: Words) -> Words:
     short, long, operands = spec
     at = 0
     while at < len(args):
-        word = _literal(args[at])
+        word = literal(args[at])
         if word is None:
             raise Unknown  # an option or the command, known only when it runs
         if word == "--":
@@ -159,7 +159,7 @@ def _unwrap(program: str, args: Words) -> Words:
         if program == "env" and _splits(word):
             raise Unknown  # env -S 'rm -rf x': a string split into a command
         at += 1 + _takes_value(word, short, long)
-    while program == "time" and at < len(args) and _literal(args[at]) == "!":
+    while program == "time" and at < len(args) and literal(args[at]) == "!":
         at += 1  # `time ! rm`: bash's keyword times a pipeline, negated or not
     # env's assignments; and a command's own after the keywords !, time and coproc, where
     # the grammar took the keyword for a program (`! ! X=1 rm`, `coproc X=1 rm`)
@@ -189,7 +189,7 @@ def _takes_value(word: str, short: str, long: tuple[str, ...]) -> int:
 
 
 def _assignment(word: Word) -> bool:
-    text = _literal(word)
+    text = literal(word)
     if text is None:
         raise Unknown  # env $X rm: an assignment, an option or the command
     name, equals, _ = text.partition("=")
@@ -200,15 +200,11 @@ def _find_exec(args: Words) -> list[Words]:
     """The commands ``find … -exec CMD … ;`` (or ``+``) runs."""
     found = []
     for at, word in enumerate(args):
-        if _literal(word) in FIND_EXEC:
+        if literal(word) in FIND_EXEC:
             end = next((i for i in range(at + 1, len(args))
-                        if _literal(args[i]) in (";", "+")), len(args))
+                        if literal(args[i]) in (";", "+")), len(args))
             found.append(args[at + 1:end])
     return found
-
-
-def _literal(word: Word) -> str | None:
-    return None if HOLE in word else "".join(s for s in word if s is not None)
 
 
 def _text(words: Words) -> list[Segment]:
