@@ -5,6 +5,9 @@ each as its words the way the shell reads them (words.py): ``'rm'``, ``"rm"`` an
 ``\\rm`` are ``rm``; leading assignments and redirections left out; what only the running
 shell knows (``$X``, ``$(…)``, a glob, a brace expansion) is a hole (wildcards.HOLE).
 
+Every variable the command sets by the shell's own syntax comes with them (``bound``):
+rebinding.py decides which of them change what a name runs.
+
 A command the parser cannot read, or reads differently from bash, is None: its ERROR and
 MISSING nodes, more than COMMAND_LIMIT characters, nesting deeper than DEPTH_LIMIT, a
 character UTF-8 cannot carry, or a backslash-newline inside a word (bash joins the word,
@@ -24,9 +27,9 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from initd.events.claude.words import QUOTED, Word, text, word
+from initd.events.claude.words import QUOTED, Bound, Word, text, word
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -50,10 +53,26 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
-@functools.lru_cache(maxsize=64)
+class Reading(NamedTuple):
+    """A command as bash reads it: its simple commands' words, in the order they are
+    written, and every variable it sets by the shell's own syntax (``X=…``, ``a[k]=…``,
+    ``for X in``, ``${X:=…}``, arithmetic, ``export``/``unset`` names)."""
+
+    commands: tuple[tuple[Word, ...], ...]
+    bound: tuple[Bound, ...]
+
+
 def simple_commands(command: str) -> tuple[tuple[Word, ...], ...] | None:
     """Every simple command's words, in the order they are written; None when the
     command cannot be read as bash reads it."""
+    found = read(command)
+    return None if found is None else found.commands
+
+
+@functools.lru_cache(maxsize=64)
+def read(command: str) -> Reading | None:
+    """The command's simple commands and the variables it sets; None when it cannot be
+    read as bash reads it."""
     if len(command) > COMMAND_LIMIT:
         return None
     try:
@@ -65,6 +84,7 @@ def simple_commands(command: str) -> tuple[tuple[Word, ...], ...] | None:
     if root.has_error or _glued(data, root):
         return None
     found: list[tuple[int, tuple[Word, ...]]] = []
+    bound: list[Bound] = []
     stack: list[tuple[Node, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
@@ -79,8 +99,33 @@ def simple_commands(command: str) -> tuple[tuple[Word, ...], ...] | None:
         elif node.type in ("declaration_command", "unset_command"):  # export, unset
             keyword: Word = (text(node.children[0], data),)
             found.append((node.start_byte, (keyword, *_words(node, data))))
+        elif node.type == "variable_name":
+            bound += _bound(node, data)
         stack += [(child, depth + 1) for child in node.children]
-    return tuple(words for _, words in sorted(found, key=lambda item: item[0]))
+    commands = tuple(words for _, words in sorted(found, key=lambda item: item[0]))
+    return Reading(commands, tuple(bound))
+
+
+def _bound(node: Node, data: bytes) -> list[Bound]:
+    """The variable a ``variable_name`` sets, with its value where the grammar gives it:
+    none where it is only read (``$X``, ``${X:-…}``); any name for ``${!X:=…}``."""
+    holder = node.parent
+    if holder is not None and holder.type == "subscript":  # a[k]: the array's name
+        if holder.child_by_field_name("name") != node:
+            return [(text(node, data), None)]  # a name in a subscript: arithmetic
+        holder = holder.parent
+    if holder is None or holder.type == "simple_expansion":
+        return []
+    name = text(node, data)
+    if holder.type == "expansion":
+        operators = {text(op, data) for op in holder.children_by_field_name("operator")}
+        if not operators & {"=", ":="}:
+            return []
+        return [(None if "!" in operators else name, None)]
+    if holder.type == "variable_assignment":
+        value = holder.child_by_field_name("value")
+        return [(name, ("",) if value is None else word(value, data))]
+    return [(name, None)]  # for X in, arithmetic, export X, unset X
 
 
 def _glued(data: bytes, root: Node) -> bool:

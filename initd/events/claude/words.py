@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 Word = tuple[Segment, ...]
+Bound = tuple[str | None, Word | None]  # a variable set, and its value (None: not known)
 QUOTED = {"raw_string", "ansi_c_string", "string", "translated_string", "heredoc_body",
           "comment"}
 _BARE_ESCAPE = re.compile(r"\\(.)|\\$", re.DOTALL)
@@ -24,9 +25,31 @@ _ANSI_NAMED = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "
                "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
 
+class Unknown(Exception):
+    """What runs is known only when the shell runs it."""
+
+
 def literal(word: Word) -> str | None:
     """The word's text, or None when part of it is known only when the shell runs it."""
     return None if HOLE in word else "".join(s for s in word if s is not None)
+
+
+def prefix(word: Word) -> str:
+    """The word's text up to its first hole."""
+    end = word.index(HOLE) if HOLE in word else len(word)
+    return "".join(s for s in word[:end] if s is not None)
+
+
+def drop(word: Word, skip: int) -> Word:
+    """The word without its first ``skip`` characters (``X=`` of ``X="$Y"``)."""
+    rest: list[Segment] = []
+    for segment in word:
+        if segment is not None and skip:
+            cut = min(skip, len(segment))
+            skip -= cut
+            segment = segment[cut:]
+        rest.append(segment)
+    return tuple(rest)
 
 
 def text(node: Node, data: bytes) -> str:
