@@ -102,6 +102,13 @@ def test_enable_makes_a_builtin_name_run_a_file(agent: Agent, ws: Path, base: Pa
     assert not runs("Bash(rm *)", f"cd {target}")  # (the builtin, without enable)
 
 
+def test_exec_a_is_also_tested_as_the_name_it_gives() -> None:
+    """``exec -a NAME PROGRAM``: a multi-call program (busybox, toybox) runs the applet its
+    name says. This image has none to run for real, so only the rule is checked."""
+    assert runs("Bash(rm -rf *)", "exec -a rm busybox -rf x")
+    assert not runs("Bash(rm -rf *)", "exec -a foo ls -rf x")
+
+
 # lines every agent writes: names stay proven and a guard on rm stays out of the way
 ORDINARY = [
     "export NODE_ENV=test && npm test", "cd x && ls", "hash git 2>/dev/null && git status",

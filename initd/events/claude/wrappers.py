@@ -93,9 +93,10 @@ def texts(words: Words, depth: int = 0, nested: int = 0) -> list[list[Segment]]:
         runs = code.commands + (_find_exec(words[1:]) if program == "find" else [])
         for inner in runs:  # find -exec CMD ;, git bisect run CMD
             found += texts(inner, depth + 1, nested)
-        if program == "exec":  # exec -a NAME: a program that reads its name runs as NAME
-            found += [_text((value, *words[1:])) for value in _argv0(words[1:])]
+        names = _argv0(words[1:]) if program == "exec" else []
         words, assigned = _unwrap(program, words[1:])
+        # exec -a NAME PROGRAM: a program that reads its name (busybox) runs as NAME
+        found += [_text((name, *words[1:])) for name in names if words]
         for word in assigned:
             found += _strings([rebinding.binding(*rebinding.assignment(word))], nested)
     raise Unknown
