@@ -7,9 +7,12 @@ function nor a builtin, and contains no slashes, bash searches each element of t
 VARIABLES: BASH_CMDS "Adding elements to this array makes them appear in the hash table",
 BASH_ALIASES "Elements added to this array appear in the alias list"). A line that
 changes any of them is one whose names the parser cannot prove: the rule matches and the
-deny hook runs. Claude Code's hooks page says the hook "always runs when the command is
-too complex to parse" (https://code.claude.com/docs/en/hooks, as quoted in
-tests/conformance/test_claude_rules.py, 2026-11).
+deny hook runs. Claude Code's pages, as quoted on 2026-11-26 in
+tests/conformance/test_claude_rules.py: the hook "always runs when the command is too
+complex to parse" (https://code.claude.com/docs/en/hooks); "Deny and ask rules apply when
+any subcommand matches them" (https://code.claude.com/docs/en/permissions), and there a
+Bash rule "isn't a security boundary around the program": initd's ``if`` is a guard's
+filter, so what it cannot prove runs the guard (ARCHITECTURE.md, invariant 12).
 
 Each attack is first run for real, as an agent user, by /bin/bash: the canary is gone
 (the attack works). Then the rule must match it. Each failed on the code before this
