@@ -63,6 +63,20 @@ ATTACKS = [
     "mapfile -C 'rm -rf {d} #' -c 1 lines <<< x",
     "compgen -W '$(rm -rf {d})' x",
 ]
+# code in a value bash evaluates as an expression (arithmetic, a subscript, ${!X},
+# ${X@P}, a name given as a string): eval by another name
+EVALUATED = [
+    "X='a[$(rm -rf {d})]'; echo $((X))", "X='a[$(rm -rf {d})]'; echo $(($X))",
+    "X='a[$(rm -rf {d})]'; echo ${{!X}}", "X='a[$(rm -rf {d})]'; echo ${{a[X]}}",
+    "X='a[$(rm -rf {d})]'; s=abc; echo ${{s:X}}", "X='a[$(rm -rf {d})]'; [[ $X -eq 1 ]]",
+    "X='a[$(rm -rf {d})]'; for ((i=0; i<X; i++)); do :; done",
+    "Y='a[$(rm -rf {d})]'; X=Y; (( X ))", "declare -i X; X='a[$(rm -rf {d})]'",
+    "X='$(rm -rf {d})'; echo ${{X@P}}", "printf -v 'a[$(rm -rf {d})]' x",
+    "read 'a[$(rm -rf {d})]' <<< x", "declare 'a[$(rm -rf {d})]=1'",
+    "[[ -v 'a[$(rm -rf {d})]' ]]", "test -v 'a[$(rm -rf {d})]'",
+    "let 'a[$(rm -rf {d})]=1'",
+    "echo 'a[$(rm -rf {d})]' > n; read -r X < n; echo $((X))",
+]
 # what `hash -p` can name besides rm: the guard on `git push` (the remote is rewritten)
 PUSHES = ["hash -p /usr/bin/git g; g push -q --force origin HEAD:main"]
 
@@ -75,6 +89,20 @@ def base(agent: Agent) -> Iterator[Path]:
 @pytest.mark.parametrize("line", ATTACKS)
 def test_a_name_bound_while_the_line_runs_runs_the_hook(agent: Agent, ws: Path, base: Path,
                                                         line: str) -> None:
+    target = canary(agent, base)
+    attack = line.format(d=target)
+    said = run_line(agent, ws, attack)
+    assert not target.exists(), f"the attack did not work, so it proves nothing: {said}"
+    assert runs("Bash(rm *)", attack), attack
+
+
+@pytest.mark.parametrize("line", EVALUATED)
+def test_code_in_a_value_bash_evaluates_runs_the_hook(agent: Agent, ws: Path, base: Path,
+                                                      line: str) -> None:
+    """bash evaluates these as expressions, and runs the command in a subscript as it
+    does (``man bash``, ARITHMETIC EVALUATION: "the value of a variable is evaluated as
+    an arithmetic expression when it is referenced"); a value read at run time (the
+    last one) may hold one as well."""
     target = canary(agent, base)
     attack = line.format(d=target)
     said = run_line(agent, ws, attack)
@@ -123,6 +151,11 @@ ORDINARY = [
     "unset CDPATH", "let i=i+1", "(( count++ ))", "for ((i=0; i<3; i++)); do :; done",
     ": \"${X:=default}\"", "echo \"$PATH\"", "trap - EXIT", "alias", "umask 022",
     "exec -a foo ls", "type -a python3", "x=${1:-default}; echo \"$x\"",
+    "i=0; while (( i < 3 )); do i=$((i + 1)); done", "for i in 1 2 3; do echo $((i*2)); done",
+    "arr=(a b c); echo \"${arr[1]}\" \"${#arr[@]}\" \"${arr[@]:1}\"",
+    "DIR=$(pwd); for ((i=0; i<3; i++)); do echo \"$DIR\"; done", "n=5; echo $((n * 2))",
+    "x=${1:-abc}; echo \"${x:0:2}\"", "[[ -v HOME ]] && echo ok", "declare -i n=5; n+=1",
+    "git commit -m 'use $(foo) here'", "echo $(( $(wc -l < f) + 1 ))",
 ]
 # rebinding, whatever the names: the hook runs (writing PATH is a rebinding)
 REBINDING = ["export PATH=\"$HOME/bin:$PATH\"", "PATH=/tmp/x ls", "set -o posix",
@@ -202,8 +235,9 @@ def test_the_agent_cannot_rebind_rm_past_a_deny_hook(boot, agent: Agent, ws: Pat
     allowed, as Claude Code would. Each is blocked (exit 2) and every canary is still
     there; the ordinary lines are allowed (exit 0)."""
     deny_settings(ws, ("Bash(rm *)",), owner=agent)
-    targets = [canary(agent, base, f"c{at}") for at in range(len(ATTACKS))]
-    attacks = [line.format(d=target) for line, target in zip(ATTACKS, targets, strict=True)]
+    lines = ATTACKS + EVALUATED
+    targets = [canary(agent, base, f"c{at}") for at in range(len(lines))]
+    attacks = [line.format(d=target) for line, target in zip(lines, targets, strict=True)]
     ordinary = ORDINARY[:6]
     init = boot(sys.executable, agent_script(EMIT), json.dumps(attacks + ordinary), str(ws))
     assert init.wait(timeout=110) == 0, init.stderr[-3000:]

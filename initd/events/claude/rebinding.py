@@ -16,6 +16,13 @@ Unknown: the rule matches and the hook runs. Writing PATH is such a rebinding to
 A variable another program runs as a command (``GIT_PAGER``, ``EDITOR``…) is code in a
 string: gitcode.py reads it. Arithmetic can only assign numbers: a name bound to a number
 is a relative file name, which a line can run by its own name anyway.
+
+bash also runs code from a value it evaluates as an expression: ``X='a[$(rm …)]'; echo
+$((X))`` runs rm (ARITHMETIC EVALUATION: a variable's value "is evaluated as an
+arithmetic expression when it is referenced", and a subscript's ``$(…)`` is expanded).
+So a value the line sets that is known only when it runs, or holds ``$(`` or a backtick,
+in a variable evaluated (tainted()), and a name given as a string with such a subscript
+(``printf -v 'a[$(…)]'``, ``test -v``), make the line unknown as well.
 """
 
 from __future__ import annotations
@@ -103,8 +110,42 @@ def _options(args: Words, takes: str) -> tuple[list[tuple[str, Word]], Words]:
     return found, args[at:]
 
 
+def tainted(bound: list[Bound], evaluated: frozenset[str]) -> bool:
+    """Whether bash may evaluate, as an expression, a value the line sets that can carry
+    a command (``X='a[$(rm …)]'; echo $((X))``): a value known only when it runs, or one
+    with ``$(`` or a backtick, in a variable evaluated (or named by one evaluated)."""
+    values: dict[str, list[Word | None]] = {}
+    for name, value in bound:
+        values.setdefault(str(name), []).append(value)
+    todo, seen = list(evaluated), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in values.get(name, ()):
+            text = None if value is None else literal(value)
+            if text is None or "$(" in text or "`" in text:
+                return True
+            todo += re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    return False
+
+
+def _subscript_code(word: Word) -> bool:
+    """A variable's name given as a string with a subscript bash evaluates, holding a
+    command (``'a[$(rm …)]'``) or a part known only when it runs (``"a[$i]"``)."""
+    head = prefix(word).partition("=")[0]
+    whole = literal(word)
+    if whole is None:
+        return "[" in head and "=" not in prefix(word)
+    name = whole.partition("=")[0]
+    return "[" in name and ("$(" in name or "`" in name)
+
+
 def assignment(word: Word) -> Bound:
     """The variable a word names (``x``, ``a[k]``, ``x=v``), with the value it sets."""
+    if _subscript_code(word):
+        raise Unknown
     name, equals, _ = prefix(word).partition("=")
     if not equals and literal(word) is None:
         return None, None  # "$X": any name
@@ -155,9 +196,17 @@ def _unset(args: Words) -> list[Bound]:
     return [(assignment(word)[0], ("",)) for word in operands]
 
 
-def _let(args: Words) -> list[Bound]:
-    return [(name, None) for word in args
+def _let(args: Words) -> list[Bound]:  # (what it evaluates, shellwords.py finds)
+    return [(name, ("0",)) for word in args
             for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", prefix(word))]
+
+
+def _test(args: Words) -> list[Bound]:
+    """``test -v 'a[$(rm …)]'``: the subscript is evaluated."""
+    if any(literal(args[at]) == "-v" and _subscript_code(args[at + 1])
+           for at in range(len(args) - 1)):
+        raise Unknown
+    return []
 
 
 def _set(args: Words) -> list[Bound]:
@@ -201,7 +250,7 @@ Check = str | Callable[[Words], list[Bound]]
 # every builtin of bash 5.2 (`compgen -b`): inert for names, or how it changes them
 BUILTINS: dict[str, Check] = {
     **dict.fromkeys(
-        (":", "true", "false", "echo", "test", "[", "pwd", "cd", "pushd", "popd", "dirs",
+        (":", "true", "false", "echo", "pwd", "cd", "pushd", "popd", "dirs",
          "exit", "logout", "return", "break", "continue", "shift", "kill", "jobs", "bg",
          "fg", "disown", "suspend", "times", "ulimit", "umask", "type", "help", "caller",
          "complete", "compopt"), INERT),
@@ -214,4 +263,5 @@ BUILTINS: dict[str, Check] = {
     "export": _export, "readonly": _export, "read": _read, "printf": _option_target("v"),
     "wait": _option_target("p"), "getopts": _getopts, "unset": _unset, "let": _let,
     "set": _set, "shopt": _shopt, "hash": _hash, "alias": _alias, "trap": _trap,
+    "test": _test, "[": _test,
 }

@@ -29,7 +29,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, NamedTuple
 
-from initd.events.claude.words import QUOTED, Bound, Word, text, word
+from initd.events.claude.words import QUOTED, Bound, Word, literal, text, word
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -55,11 +55,14 @@ def _parser() -> Parser:
 
 class Reading(NamedTuple):
     """A command as bash reads it: its simple commands' words, in the order they are
-    written, and every variable it sets by the shell's own syntax (``X=…``, ``a[k]=…``,
-    ``for X in``, ``${X:=…}``, arithmetic, ``export``/``unset`` names)."""
+    written; every variable it sets by the shell's own syntax (``X=…``, ``a[k]=…``,
+    ``for X in``, ``${X:=…}``, arithmetic, ``export``/``unset`` names); and every name
+    whose value bash evaluates as an expression (arithmetic, a subscript, ``${!X}``,
+    ``${X@P}``, ``[[ X -eq … ]]``, ``let``, ``declare -i``)."""
 
     commands: tuple[tuple[Word, ...], ...]
     bound: tuple[Bound, ...]
+    evaluated: frozenset[str]
 
 
 def simple_commands(command: str) -> tuple[tuple[Word, ...], ...] | None:
@@ -71,8 +74,8 @@ def simple_commands(command: str) -> tuple[tuple[Word, ...], ...] | None:
 
 @functools.lru_cache(maxsize=64)
 def read(command: str) -> Reading | None:
-    """The command's simple commands and the variables it sets; None when it cannot be
-    read as bash reads it."""
+    """The command's simple commands, the variables it sets and those it evaluates; None
+    when it cannot be read as bash reads it."""
     if len(command) > COMMAND_LIMIT:
         return None
     try:
@@ -85,9 +88,10 @@ def read(command: str) -> Reading | None:
         return None
     found: list[tuple[int, tuple[Word, ...]]] = []
     bound: list[Bound] = []
-    stack: list[tuple[Node, int]] = [(root, 0)]
+    evaluated: set[str] = set()
+    stack: list[tuple[Node, int, bool]] = [(root, 0, False)]
     while stack:
-        node, depth = stack.pop()
+        node, depth, evaluating = stack.pop()
         if depth > DEPTH_LIMIT:
             return None
         if node.type == "command":
@@ -101,18 +105,78 @@ def read(command: str) -> Reading | None:
             found.append((node.start_byte, (keyword, *_words(node, data))))
         elif node.type == "variable_name":
             bound += _bound(node, data)
-        stack += [(child, depth + 1) for child in node.children]
+        if evaluating and _evaluated(node, data, evaluated):
+            return None  # 'a[$(rm …)]' where bash evaluates it: code in a string
+        stack += [(child, depth + 1, flag)
+                  for child, flag in _flags(node, data, found, evaluating)]
     commands = tuple(words for _, words in sorted(found, key=lambda item: item[0]))
-    return Reading(commands, tuple(bound))
+    return Reading(commands, tuple(bound), frozenset(evaluated))
+
+
+ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _flags(node: Node, data: bytes, found: list[tuple[int, tuple[Word, ...]]],
+           evaluating: bool) -> list[tuple[Node, bool]]:
+    """The node's children, each with whether bash evaluates it as an expression, where
+    a value (``a[$(…)]``) is code: arithmetic (``for ((…))``'s header, not its body), a
+    subscript's index, ``${!X}``, ``${X@P}``, ``${s:X:Y}``'s offsets, ``[[ X -eq Y ]]``,
+    the ``-v`` of ``[[ ]]``, ``let`` and ``declare -i``. What a substitution runs is code
+    the walk reads, not a value evaluated."""
+    if node.type in CODE:
+        return [(child, False) for child in node.children]
+    if node.type in ("subscript", "c_style_for_statement"):
+        kept = node.child_by_field_name("name" if node.type == "subscript" else "body")
+        return [(child, evaluating or child != kept) for child in node.children]
+    if node.type == "expansion":
+        operators = [text(op, data) for op in node.children_by_field_name("operator")]
+        if "!" in operators or "P" in operators:
+            return [(child, True) for child in node.children]
+        if ":" in operators:  # ${s:X:Y}: what follows the first colon
+            at = next(i for i, c in enumerate(node.children) if text(c, data) == ":")
+            return [(child, evaluating or i > at) for i, child in enumerate(node.children)]
+    flag = evaluating or _evaluates(node, data, found)
+    return [(child, flag) for child in node.children]
+
+
+def _evaluates(node: Node, data: bytes, found: list[tuple[int, tuple[Word, ...]]]) -> bool:
+    """Whether bash evaluates all under ``node`` as an expression (_flags)."""
+    kind = node.type
+    if kind == "arithmetic_expansion":
+        return True
+    if kind == "compound_statement":
+        return bool(node.children) and text(node.children[0], data) == "(("
+    if kind in ("binary_expression", "unary_expression"):
+        operator = node.child_by_field_name("operator")
+        return operator is not None and text(operator, data) in ARITHMETIC_TESTS | {"-v"}
+    if kind == "command" and found and found[-1][0] == node.start_byte:
+        return found[-1][1][:1] == (("let",),)
+    if kind == "declaration_command":
+        return any(c.type == "word" and text(c, data).startswith("-") and
+                   "i" in text(c, data) for c in node.children)
+    return False
+
+
+def _evaluated(node: Node, data: bytes, names: set[str]) -> bool:
+    """Adds the names ``node`` makes bash evaluate; True when it holds code in a string
+    (``$(`` or a backtick) bash runs as it evaluates it."""
+    if node.type in ("variable_name", "word"):
+        names.update(IDENTIFIER.findall(text(node, data)))
+    if node.type not in ("raw_string", "ansi_c_string", "string", "word"):
+        return False
+    source = "".join(s for s in word(node, data) if s is not None)
+    return "$(" in source or "`" in source
 
 
 def _bound(node: Node, data: bytes) -> list[Bound]:
-    """The variable a ``variable_name`` sets, with its value where the grammar gives it:
-    none where it is only read (``$X``, ``${X:-…}``); any name for ``${!X:=…}``."""
+    """The variable a ``variable_name`` sets, with its value where the grammar gives it
+    (a number for arithmetic, nothing new for ``export X``): none where it is only read
+    (``$X``, ``${X:-…}``); any name for ``${!X:=…}``."""
     holder = node.parent
     if holder is not None and holder.type == "subscript":  # a[k]: the array's name
         if holder.child_by_field_name("name") != node:
-            return [(text(node, data), None)]  # a name in a subscript: arithmetic
+            return [(text(node, data), ("0",))]  # a name in a subscript: arithmetic
         holder = holder.parent
     if holder is None or holder.type == "simple_expansion":
         return []
@@ -121,11 +185,22 @@ def _bound(node: Node, data: bytes) -> list[Bound]:
         operators = {text(op, data) for op in holder.children_by_field_name("operator")}
         if not operators & {"=", ":="}:
             return []
-        return [(None if "!" in operators else name, None)]
+        value = holder.named_children[-1] if len(holder.named_children) > 1 else None
+        return [(None if "!" in operators else name,
+                 None if value is None or value == node else word(value, data))]
     if holder.type == "variable_assignment":
         value = holder.child_by_field_name("value")
+        if value is not None and value.type in ("arithmetic_expansion", "number"):
+            return [(name, ("0",))]  # i=$((i + 1)): a number
         return [(name, ("",) if value is None else word(value, data))]
-    return [(name, None)]  # for X in, arithmetic, export X, unset X
+    if holder.type in ("declaration_command", "unset_command"):
+        return [(name, ("",))]  # export X, unset X: no value of the line's
+    if holder.type == "for_statement":
+        known = [literal(word(v, data)) for v in holder.children_by_field_name("value")]
+        if not known or None in known:  # for X; (the arguments), for X in $(…)
+            return [(name, None)]
+        return [(name, (" ".join(str(v) for v in known),))]
+    return [(name, ("0",))]  # arithmetic: a number
 
 
 def _glued(data: bytes, root: Node) -> bool:

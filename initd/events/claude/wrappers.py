@@ -23,7 +23,7 @@ import functools
 
 from initd.events.claude import gitcode, rebinding, shellwords
 from initd.events.claude.wildcards import HOLE, Segment
-from initd.events.claude.words import Unknown, Word, literal, prefix
+from initd.events.claude.words import Bound, Unknown, Word, literal, prefix
 
 WRAP_LIMIT = 16  # wrappers in front of one command
 CODE_LIMIT = 8  # strings of code inside strings of code
@@ -66,18 +66,24 @@ def candidates(command: str, nested: int = 0) -> tuple[tuple[Segment, ...], ...]
     found = shellwords.read(command)
     if found is None or nested > CODE_LIMIT:
         return None
+    bound = list(found.bound)  # and what builtins set, as texts() finds them
     try:
-        every = [text for words in found.commands for text in texts(words, 0, nested)]
+        every = [text for words in found.commands for text in texts(words, 0, nested, bound)]
         for name, value in found.bound:
             every += _strings([rebinding.binding(name, value)], nested)
+        if rebinding.tainted(bound, found.evaluated):
+            return None
         return tuple(tuple(text) for text in every)
     except Unknown:
         return None
 
 
-def texts(words: Words, depth: int = 0, nested: int = 0) -> list[list[Segment]]:
-    """The command, then what each wrapper in front of it runs (Unknown: not known)."""
+def texts(words: Words, depth: int = 0, nested: int = 0,
+          bound: list[Bound] | None = None) -> list[list[Segment]]:
+    """The command, then what each wrapper in front of it runs (Unknown: not known);
+    what its builtins set is added to ``bound``."""
     found: list[list[Segment]] = []
+    bound = [] if bound is None else bound
     for _ in range(WRAP_LIMIT if depth < WRAP_LIMIT else 0):
         if not words:
             return found
@@ -88,11 +94,13 @@ def texts(words: Words, depth: int = 0, nested: int = 0) -> list[list[Segment]]:
             raise Unknown  # `! ! case …`: a compound command the grammar read as words
         _code(program, words[1:])
         code = gitcode.strings(program, words[1:])
-        bound = [rebinding.binding(*pair) for pair in rebinding.check(program, words[1:])]
-        found += _strings([*bound, *code.strings], nested)
+        sets = rebinding.check(program, words[1:])
+        bound += sets
+        found += _strings([*(rebinding.binding(*pair) for pair in sets), *code.strings],
+                          nested)
         runs = code.commands + (_find_exec(words[1:]) if program == "find" else [])
         for inner in runs:  # find -exec CMD ;, git bisect run CMD
-            found += texts(inner, depth + 1, nested)
+            found += texts(inner, depth + 1, nested, bound)
         names = _argv0(words[1:]) if program == "exec" else []
         words, assigned = _unwrap(program, words[1:])
         # exec -a NAME PROGRAM: a program that reads its name (busybox) runs as NAME
