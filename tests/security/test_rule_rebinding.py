@@ -76,6 +76,8 @@ EVALUATED = [
     "[[ -v 'a[$(rm -rf {d})]' ]]", "test -v 'a[$(rm -rf {d})]'",
     "let 'a[$(rm -rf {d})]=1'",
     "echo 'a[$(rm -rf {d})]' > n; read -r X < n; echo $((X))",
+    "echo $(( $(printf %s 'a[$(rm -rf {d})]') ))", "set -- 'a[$(rm -rf {d})]'; echo $(($1))",
+    "f() {{ echo $(($1)); }}; f 'a[$(rm -rf {d})]'",
 ]
 # what `hash -p` can name besides rm: the guard on `git push` (the remote is rewritten)
 PUSHES = ["hash -p /usr/bin/git g; g push -q --force origin HEAD:main"]
@@ -155,7 +157,7 @@ ORDINARY = [
     "arr=(a b c); echo \"${arr[1]}\" \"${#arr[@]}\" \"${arr[@]:1}\"",
     "DIR=$(pwd); for ((i=0; i<3; i++)); do echo \"$DIR\"; done", "n=5; echo $((n * 2))",
     "x=${1:-abc}; echo \"${x:0:2}\"", "[[ -v HOME ]] && echo ok", "declare -i n=5; n+=1",
-    "git commit -m 'use $(foo) here'", "echo $(( $(wc -l < f) + 1 ))",
+    "git commit -m 'use $(foo) here'", "echo $(( $# + 1 ))",
 ]
 # rebinding, whatever the names: the hook runs (writing PATH is a rebinding)
 REBINDING = ["export PATH=\"$HOME/bin:$PATH\"", "PATH=/tmp/x ls", "set -o posix",

@@ -117,6 +117,8 @@ def tainted(bound: list[Bound], evaluated: frozenset[str]) -> bool:
     values: dict[str, list[Word | None]] = {}
     for name, value in bound:
         values.setdefault(str(name), []).append(value)
+    if "@" in evaluated:
+        return True  # $1 evaluated: set by `set --` or a caller, with any value
     todo, seen = list(evaluated), set()
     while todo:
         name = todo.pop()

@@ -159,8 +159,14 @@ def _evaluates(node: Node, data: bytes, found: list[tuple[int, tuple[Word, ...]]
 
 
 def _evaluated(node: Node, data: bytes, names: set[str]) -> bool:
-    """Adds the names ``node`` makes bash evaluate; True when it holds code in a string
-    (``$(`` or a backtick) bash runs as it evaluates it."""
+    """Adds the names ``node`` makes bash evaluate (``@`` for the positional parameters,
+    which a function's caller or ``set --`` sets); True when what bash evaluates is code
+    in a string (``$(`` or a backtick) or the output of a command (``$(( $(…) ))``)."""
+    if node.type in CODE:
+        return True
+    if node.type in ("variable_name", "special_variable_name") and \
+            (text(node, data).isdigit() or text(node, data) in ("@", "*")):
+        names.add("@")
     if node.type in ("variable_name", "word"):
         names.update(IDENTIFIER.findall(text(node, data)))
     if node.type not in ("raw_string", "ansi_c_string", "string", "word"):
