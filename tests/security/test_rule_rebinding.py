@@ -78,6 +78,9 @@ EVALUATED = [
     "echo 'a[$(rm -rf {d})]' > n; read -r X < n; echo $((X))",
     "echo $(( $(printf %s 'a[$(rm -rf {d})]') ))", "set -- 'a[$(rm -rf {d})]'; echo $(($1))",
     "f() {{ echo $(($1)); }}; f 'a[$(rm -rf {d})]'",
+    "X='a[$(rm -rf {d})]'; arr=([X]=1)", "X='a[$(rm -rf {d})]'; printf -v 'arr[X]' 1",
+    "X='a[$(rm -rf {d})]'; declare 'arr[X]=1'", "X='a[$(rm -rf {d})]'; test -v 'arr[X]'",
+    "X='a[$(rm -rf {d})]'; read 'arr[X]' <<< 1", "X='a[$(rm -rf {d})]'; echo $[X]",
 ]
 # what `hash -p` can name besides rm: the guard on `git push` (the remote is rewritten)
 PUSHES = ["hash -p /usr/bin/git g; g push -q --force origin HEAD:main"]
@@ -158,6 +161,8 @@ ORDINARY = [
     "DIR=$(pwd); for ((i=0; i<3; i++)); do echo \"$DIR\"; done", "n=5; echo $((n * 2))",
     "x=${1:-abc}; echo \"${x:0:2}\"", "[[ -v HOME ]] && echo ok", "declare -i n=5; n+=1",
     "git commit -m 'use $(foo) here'", "echo $(( $# + 1 ))",
+    "arr=([0]=a [1]=b); echo \"${arr[1]}\"", "declare -A m=([k]=v); echo \"${m[k]}\"",
+    "printf -v 'arr[0]' x",
 ]
 # rebinding, whatever the names: the hook runs (writing PATH is a rebinding)
 REBINDING = ["export PATH=\"$HOME/bin:$PATH\"", "PATH=/tmp/x ls", "set -o posix",

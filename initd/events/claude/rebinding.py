@@ -134,14 +134,16 @@ def tainted(bound: list[Bound], evaluated: frozenset[str]) -> bool:
 
 
 def _subscript_code(word: Word) -> bool:
-    """A variable's name given as a string with a subscript bash evaluates, holding a
-    command (``'a[$(rm …)]'``) or a part known only when it runs (``"a[$i]"``)."""
-    head = prefix(word).partition("=")[0]
+    """A variable's name given as a string with a subscript bash evaluates that is not a
+    plain number: it may hold a command (``'a[$(rm …)]'``), name a variable whose value
+    does (``'a[X]'``), or be known only when it runs (``"a[$i]"``)."""
+    head = prefix(word)
     whole = literal(word)
-    if whole is None:
-        return "[" in head and "=" not in prefix(word)
-    name = whole.partition("=")[0]
-    return "[" in name and ("$(" in name or "`" in name)
+    if whole is None and "=" not in head:
+        return "[" in head
+    name = (whole or head).partition("=")[0]
+    index = name.partition("[")[2].rpartition("]")[0]
+    return "[" in name and not (index.isdigit() or index in ("@", "*"))
 
 
 def assignment(word: Word) -> Bound:

@@ -126,6 +126,10 @@ def _flags(node: Node, data: bytes, found: list[tuple[int, tuple[Word, ...]]],
     the walk reads, not a value evaluated."""
     if node.type in CODE:
         return [(child, False) for child in node.children]
+    if node.type == "array":  # a=([X]=1): the index of each [K]=V
+        return [(child, evaluating or (child.type == "concatenation" and bool(
+            child.children) and text(child.children[0], data) == "[")) for child in
+            node.children]
     if node.type in ("subscript", "c_style_for_statement"):
         kept = node.child_by_field_name("name" if node.type == "subscript" else "body")
         return [(child, evaluating or child != kept) for child in node.children]
