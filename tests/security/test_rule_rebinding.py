@@ -138,6 +138,24 @@ def test_enable_makes_a_builtin_name_run_a_file(agent: Agent, ws: Path, base: Pa
     assert not runs("Bash(rm *)", f"cd {target}")  # (the builtin, without enable)
 
 
+@pytest.mark.parametrize(("line", "rule"), [
+    ("X=1 {{fd}}>/dev/null rm -rf {d}", "Bash(rm *)"),
+    ("rm {{fd}}>/dev/null -rf {d}", "Bash(rm -rf *)"),
+    ("rm {{a}}>/dev/null {{b}}>/dev/null -rf {d}", "Bash(rm -rf *)"),
+])
+def test_a_descriptor_variable_is_a_redirection_not_a_word(agent: Agent, ws: Path,
+                                                           base: Path, line: str,
+                                                           rule: str) -> None:
+    """``{fd}>FILE`` opens FILE on a new descriptor and sets fd to its number (``man
+    bash``, REDIRECTION); the grammar reads ``{fd}`` as a word, which made it the
+    program's name (the first) or an argument that kept ``rm -rf`` from matching."""
+    target = canary(agent, base)
+    attack = line.format(d=target)
+    said = run_line(agent, ws, attack)
+    assert not target.exists(), said
+    assert runs(rule, attack), attack
+
+
 def test_exec_a_is_also_tested_as_the_name_it_gives() -> None:
     """``exec -a NAME PROGRAM``: a multi-call program (busybox, toybox) runs the applet its
     name says. This image has none to run for real, so only the rule is checked."""
@@ -170,7 +188,8 @@ REBINDING = ["export PATH=\"$HOME/bin:$PATH\"", "PATH=/tmp/x ls", "set -o posix"
              "source .venv/bin/activate && pytest", "declare -n ref=x", "EXECIGNORE=x ls",
              "POSIXLY_CORRECT=1 ls", "BASH_ENV=./x bash build.sh", "f() { \"$@\"; }; f ls",
              "wait -p PATH", "getopts a PATH", "coproc PATH { ls; }",
-             "export \"$NAME=1\"", "read -a \"$NAME\"", "set $OPTS"]
+             "export \"$NAME=1\"", "read -a \"$NAME\"", "set $OPTS",
+             "exec {PATH}>/dev/null; ls"]
 
 
 @pytest.mark.parametrize("line", ORDINARY)

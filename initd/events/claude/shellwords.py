@@ -97,12 +97,12 @@ def read(command: str) -> Reading | None:
         if node.type == "command":
             if _reserved(node, data):
                 return None  # `! { rm; }` read as a command named {: bash's is a group
-            found.append((node.start_byte, _words(node, data)))
+            found.append((node.start_byte, _words(node, data, bound)))
         elif node.type == "redirected_statement" and _stray(node) and _owner(node) is None:
             return None  # `{ …; } > f x`: bash refuses the x the grammar takes
         elif node.type in ("declaration_command", "unset_command"):  # export, unset
             keyword: Word = (text(node.children[0], data),)
-            found.append((node.start_byte, (keyword, *_words(node, data))))
+            found.append((node.start_byte, (keyword, *_words(node, data, bound))))
         elif node.type == "variable_name":
             bound += _bound(node, data)
         if evaluating and _evaluated(node, data, evaluated):
@@ -113,6 +113,8 @@ def read(command: str) -> Reading | None:
     return Reading(commands, tuple(bound), frozenset(evaluated))
 
 
+REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect"}
+VARIABLE_REDIRECT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -259,22 +261,31 @@ def _owner(statement: Node) -> Node | None:
     return body if body is not None and body.type == "command" else None
 
 
-def _words(node: Node, data: bytes) -> tuple[Word, ...]:
+def _words(node: Node, data: bytes, bound: list[Bound] | None = None) -> tuple[Word, ...]:
     """The command's words. Two parts with nothing between them are one word, as bash
-    reads them, even where the grammar makes two (``'r'\\m`` is ``rm``)."""
+    reads them, even where the grammar makes two (``'r'\\m`` is ``rm``). ``{fd}>x``
+    is a redirection that sets fd (added to ``bound``), where the grammar reads a word
+    (``X=1 {fd}>x rm -rf y`` runs rm)."""
     parts = [child for child in node.named_children if child.type not in SKIPPED]
     parts += _stray(node)
+    redirects = [child for child in node.named_children if child.type in REDIRECTS]
     statement = node.parent
     while statement is not None and statement.type == "negated_command":
         statement = statement.parent
     if statement is not None and statement.type == "redirected_statement" and \
             _owner(statement) == node:
         parts += _stray(statement)
+        redirects += [c for c in statement.named_children if c.type in REDIRECTS]
+    starts = {redirect.start_byte for redirect in redirects}
     words: list[Word] = []
     end = -1
     for child in sorted(parts, key=lambda part: part.start_byte):
         if child.type == "command_name":
             child = child.named_children[0] if child.named_children else child
+        if child.end_byte in starts and VARIABLE_REDIRECT.fullmatch(text(child, data)):
+            if bound is not None:
+                bound.append((text(child, data)[1:-1], ("0",)))  # a descriptor's number
+            continue
         read = word(child, data)
         if child.start_byte == end:
             words[-1] += read
