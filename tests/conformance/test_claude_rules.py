@@ -170,6 +170,7 @@ def test_bare_xargs_is_stripped() -> None:
     ("Bash(rm *)", "bash -c 'rm -rf build/'", "(the same row)"),
     ("Bash(git push *)", "git 'push' origin main", "`Bash(git push *)` | `git push origin "
      "main` | `git -C . push origin main`, [...] `git 'push' origin main`"),
+    ("Bash(git push *)", "git -C . push origin main", "(the same row)"),
     ("Bash(curl *)", "sh -c 'curl https://example.com'", "`Bash(curl *)` | `curl "
      "https://example.com` | `/usr/bin/curl https://example.com`, `sh -c 'curl "
      "https://example.com'`"),
@@ -181,9 +182,10 @@ def test_where_initd_runs_a_guard_that_claude_code_would_skip(rule: str, command
     different form, so a deny or ask rule covers the invocation Claude usually produces and
     isn't a security boundary around the program." initd runs the hook on these on purpose: its
     words are read as the shell reads them (``'push'`` is ``push``), a program is also tried
-    without its directory, flagged ``xargs`` is stripped, and code in a string (``sh -c``)
-    cannot be read, so the hook runs (ARCHITECTURE.md invariant 12: a guard fails closed). A hook
-    that runs more often than Claude Code's only ever sees more."""
+    without its directory, git also without its own options (``-C .``), flagged ``xargs`` is
+    stripped, and code in a string (``sh -c``) cannot be read, so the hook runs (ARCHITECTURE.md
+    invariant 12: a guard fails closed). A hook that runs more often than Claude Code's only ever
+    sees more."""
     assert passage and runs(rule, command)
 
 

@@ -23,10 +23,11 @@ imported where a pattern is first compiled: the hook service and the CLI's hook 
 rule syntax. ``Bash(git commit *)`` (or the ``:*`` spelling ``Bash(git commit:*)``) is
 ``git commit`` alone or followed by a space; ``*`` anywhere matches any text;
 ``Bash(npm test)`` is that command exactly; ``Bash`` and ``Bash(*)`` any. A Bash rule is
-tested on every simple command anywhere in the command, as a shell parser reads it, and
-on what its wrappers run (shellwords.py, wrappers.py); it matches when one of them does,
-and when the command cannot be read (fail closed: the hook runs, as Claude Code runs it
-"when the command is too complex to parse"). ``Edit(*.ts)``, ``Read(//etc/**)``:
+tested on every simple command anywhere in the command, as a shell parser reads it, on
+what its wrappers run and on the code in strings git runs (shellwords.py, wrappers.py,
+gitcode.py); it matches when one of them does, and when the command cannot be read or
+can change what a name runs while it runs (rebinding.py) (fail closed: the hook runs, as
+Claude Code runs it "when the command is too complex to parse"). ``Edit(*.ts)``, ``Read(//etc/**)``:
 gitignore-style paths (``//`` absolute, ``~/`` the home, ``/`` the project, a name without
 ``/`` at any depth); ``Edit`` covers Write, MultiEdit and NotebookEdit, ``Read`` covers
 Glob, Grep and NotebookRead. ``WebFetch(domain:*.example.com)``. ``mcp__server`` is every

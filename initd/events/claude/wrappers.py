@@ -9,20 +9,24 @@ their options, as getopt reads them) and the others in WRAPPERS, follows
 
 None (the rule matches: fail closed) when what runs is known only when the shell runs it:
 a program name it computes (``$CMD``, ``$(…)``, a glob), code in a string or on standard
-input (``eval``, ``sh -c``, ``… | bash``, ``env -S``, ``alias x=…``, ``trap``), or
-more than WRAP_LIMIT wrappers. A script a command runs (``bash build.sh``) is not read:
-its name is matched, as Claude Code matches it.
+input (``eval``, ``sh -c``, ``… | bash``, ``env -S``, ``alias x=…``, ``trap``), a line
+that can change what a name runs (rebinding.py: ``hash -p``, ``BASH_CMDS[x]=``,
+``source``, ``PATH=…``), or more than WRAP_LIMIT wrappers. Code in a string that git
+runs (gitcode.py: ``git -c core.pager=…``, ``GIT_PAGER=…``) is read as the shell reads
+it, and its commands are tested too, to CODE_LIMIT strings deep. A script a command runs
+(``bash build.sh``) is not read: its name is matched, as Claude Code matches it.
 """
 
 from __future__ import annotations
 
 import functools
 
-from initd.events.claude import shellwords
-from initd.events.claude.shellwords import Word
+from initd.events.claude import gitcode, rebinding, shellwords
 from initd.events.claude.wildcards import HOLE, Segment
+from initd.events.claude.words import Bound, Unknown, Word, literal, prefix
 
 WRAP_LIMIT = 16  # wrappers in front of one command
+CODE_LIMIT = 8  # strings of code inside strings of code
 Words = tuple[Word, ...]
 # program: (short options taking a value, long options taking a value, operands before
 # the command). Every one stops at its first operand (getopt's "+").
@@ -50,29 +54,36 @@ WRAPPERS: dict[str, tuple[str, tuple[str, ...], int]] = {
     "strace": ("abeEIoOpPsSuX", ("--output",), 0),
 }
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash"}
-ALWAYS_CODE = {"eval", "su", "runuser", "script", "parallel"}  # a string, or a shell
+ALWAYS_CODE = {"su", "runuser", "script", "parallel"}  # a string, or a shell
+ASSIGNING = ("env", "sudo", "!", "time", "coproc")  # VAR=value words before the command
 FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 
 
-class Unknown(Exception):
-    """What runs is known only when the shell runs it."""
-
-
 @functools.lru_cache(maxsize=64)
-def candidates(command: str) -> tuple[tuple[Segment, ...], ...] | None:
-    """Every text of every simple command of ``command``; None: the rule matches."""
-    found = shellwords.simple_commands(command)
-    if found is None:
+def candidates(command: str, nested: int = 0) -> tuple[tuple[Segment, ...], ...] | None:
+    """Every text of every simple command of ``command``, and of the code in strings it
+    gives git (``nested`` strings deep already); None: the rule matches."""
+    found = shellwords.read(command)
+    if found is None or nested > CODE_LIMIT:
         return None
+    bound = list(found.bound)  # and what builtins set, as texts() finds them
     try:
-        return tuple(tuple(text) for words in found for text in texts(words))
+        every = [text for words in found.commands for text in texts(words, 0, nested, bound)]
+        for name, value in found.bound:
+            every += _strings([rebinding.binding(name, value)], nested)
+        if rebinding.tainted(bound, found.evaluated):
+            return None
+        return tuple(tuple(text) for text in every)
     except Unknown:
         return None
 
 
-def texts(words: Words, depth: int = 0) -> list[list[Segment]]:
-    """The command, then what each wrapper in front of it runs (Unknown: not known)."""
+def texts(words: Words, depth: int = 0, nested: int = 0,
+          bound: list[Bound] | None = None) -> list[list[Segment]]:
+    """The command, then what each wrapper in front of it runs (Unknown: not known);
+    what its builtins set is added to ``bound``."""
     found: list[list[Segment]] = []
+    bound = [] if bound is None else bound
     for _ in range(WRAP_LIMIT if depth < WRAP_LIMIT else 0):
         if not words:
             return found
@@ -82,11 +93,36 @@ def texts(words: Words, depth: int = 0) -> list[list[Segment]]:
         if program in shellwords.RESERVED:
             raise Unknown  # `! ! case …`: a compound command the grammar read as words
         _code(program, words[1:])
-        if program == "find":
-            for inner in _find_exec(words[1:]):
-                found += texts(inner, depth + 1)
-        words = _unwrap(program, words[1:])
+        code = gitcode.strings(program, words[1:])
+        sets = rebinding.check(program, words[1:])
+        bound += sets
+        found += _strings([*(rebinding.binding(*pair) for pair in sets), *code.strings],
+                          nested)
+        runs = code.commands + (_find_exec(words[1:]) if program == "find" else [])
+        for inner in runs:  # find -exec CMD ;, git bisect run CMD
+            found += texts(inner, depth + 1, nested, bound)
+        names = _argv0(words[1:]) if program == "exec" else []
+        words, assigned = _unwrap(program, words[1:])
+        # exec -a NAME PROGRAM: a program that reads its name (busybox) runs as NAME
+        found += [_text((name, *words[1:])) for name in names if words]
+        for word in assigned:
+            found += _strings([rebinding.binding(*rebinding.assignment(word))], nested)
     raise Unknown
+
+
+def _strings(codes: list[str | None], nested: int) -> list[list[Segment]]:
+    """The texts of code in strings, read as ``CODE "$@"`` (git runs it so when it
+    passes arguments) and tested also without the arguments (when it passes none)."""
+    found: list[list[Segment]] = []
+    for code in codes:
+        inner = None if code is None else candidates(f'{code} "$@"', nested + 1)
+        if code is not None and inner is None:
+            raise Unknown
+        for text in inner or ():
+            found.append(list(text))
+            if text[-4:] == (" ", "", HOLE, ""):  # the "$@" git adds
+                found.append(list(text[:-4]))
+    return found
 
 
 def _name(word: Word) -> tuple[str | None, str | None]:
@@ -103,18 +139,13 @@ def _name(word: Word) -> tuple[str | None, str | None]:
 
 def _code(program: str, args: Words) -> None:
     """Unknown for a program that runs shell code from a string or its standard input."""
-    if program in ALWAYS_CODE or (program == "trap" and len(args) > 1):
+    if program in ALWAYS_CODE:
         raise Unknown
-    if program == "alias" and any(_literal(w) is None or "=" in str(_literal(w))
-                                  for w in args):
-        raise Unknown  # alias x='rm -rf': code, run where x is written
-    if program in ("source", "."):
-        _script(args[0] if args else None)
     if program not in SHELLS:
         return
     at = 0
     while at < len(args):
-        word = _literal(args[at])
+        word = literal(args[at])
         if word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             at += 2
             continue
@@ -131,22 +162,23 @@ def _code(program: str, args: Words) -> None:
 
 def _script(word: Word | None) -> None:
     """Unknown for a script that is standard input or computed (``… | bash``,
-    ``bash <<EOF``, ``source <(…)``, ``bash $F``); a named script file is not read."""
-    text = None if word is None else _literal(word)
+    ``bash <<EOF``, ``bash $F``); a named script file is not read."""
+    text = None if word is None else literal(word)
     if text is None or text == "-" or text.startswith(("/dev/", "/proc/")):
         raise Unknown
 
 
-def _unwrap(program: str, args: Words) -> Words:
-    """What the wrapper ``program`` runs, after its options and operands; () if it is
-    not a wrapper (or runs nothing: ``command -v rm``)."""
+def _unwrap(program: str, args: Words) -> tuple[Words, Words]:
+    """What the wrapper ``program`` runs, after its options and operands, and the
+    assignments it makes for it; () if it is not a wrapper (or runs nothing:
+    ``command -v rm``)."""
     spec = WRAPPERS.get(program)
     if spec is None:
-        return ()
+        return (), ()
     short, long, operands = spec
     at = 0
     while at < len(args):
-        word = _literal(args[at])
+        word = literal(args[at])
         if word is None:
             raise Unknown  # an option or the command, known only when it runs
         if word == "--":
@@ -155,18 +187,18 @@ def _unwrap(program: str, args: Words) -> Words:
         if not word.startswith("-") or (word == "-" and program != "env"):
             break
         if program == "command" and word in ("-v", "-V"):
-            return ()  # a query: runs nothing
+            return (), ()  # a query: runs nothing
         if program == "env" and _splits(word):
             raise Unknown  # env -S 'rm -rf x': a string split into a command
         at += 1 + _takes_value(word, short, long)
-    while program == "time" and at < len(args) and _literal(args[at]) == "!":
+    while program == "time" and at < len(args) and literal(args[at]) == "!":
         at += 1  # `time ! rm`: bash's keyword times a pipeline, negated or not
-    # env's assignments; and a command's own after the keywords !, time and coproc, where
-    # the grammar took the keyword for a program (`! ! X=1 rm`, `coproc X=1 rm`)
-    while program in ("env", "!", "time", "coproc") and at < len(args) and \
-            _assignment(args[at]):
+    # env's and sudo's assignments; and a command's own after the keywords !, time and
+    # coproc, where the grammar took the keyword for a program (`! ! X=1 rm`)
+    start = at
+    while program in ASSIGNING and at < len(args) and _assignment(args[at], program):
         at += 1
-    return args[at + operands:]
+    return args[at + operands:], args[start:at]
 
 
 def _splits(option: str) -> bool:
@@ -188,27 +220,26 @@ def _takes_value(word: str, short: str, long: tuple[str, ...]) -> int:
     return 0
 
 
-def _assignment(word: Word) -> bool:
-    text = _literal(word)
-    if text is None:
+def _assignment(word: Word, program: str) -> bool:
+    """Whether ``word`` is an assignment: any word with ``=`` for env and sudo (``env
+    'BASH_FUNC_ls%%=() { …; }'`` too), a variable's name then ``=`` for bash."""
+    name, equals, _ = prefix(word).partition("=")
+    if equals and (name.isidentifier() or program in ("env", "sudo")):
+        return True
+    if literal(word) is None:
         raise Unknown  # env $X rm: an assignment, an option or the command
-    name, equals, _ = text.partition("=")
-    return bool(equals) and name.isidentifier()
+    return False
 
 
 def _find_exec(args: Words) -> list[Words]:
     """The commands ``find … -exec CMD … ;`` (or ``+``) runs."""
     found = []
     for at, word in enumerate(args):
-        if _literal(word) in FIND_EXEC:
+        if literal(word) in FIND_EXEC:
             end = next((i for i in range(at + 1, len(args))
-                        if _literal(args[i]) in (";", "+")), len(args))
+                        if literal(args[i]) in (";", "+")), len(args))
             found.append(args[at + 1:end])
     return found
-
-
-def _literal(word: Word) -> str | None:
-    return None if HOLE in word else "".join(s for s in word if s is not None)
 
 
 def _text(words: Words) -> list[Segment]:
@@ -216,3 +247,15 @@ def _text(words: Words) -> list[Segment]:
     for at, word in enumerate(words):
         text += [" ", *word] if at else list(word)
     return text
+
+
+def _argv0(args: Words) -> list[Word]:
+    """``exec -a NAME``'s NAME (bash's exec takes -c, -l and -a NAME)."""
+    found = []
+    at = 0
+    while at < len(args) and str(literal(args[at])).startswith("-"):
+        if literal(args[at]) == "-a" and at + 1 < len(args):
+            found.append(args[at + 1])
+            at += 1
+        at += 1
+    return found

@@ -1,0 +1,136 @@
+"""One word of a shell command as bash will have it (shellwords.py finds the words):
+``'rm'``, ``"rm"``, ``\\rm`` and ``$'\\x72m'`` are ``rm``; what only the running shell
+knows (``$X``, ``$(…)``, a glob, a brace expansion) is a hole (wildcards.HOLE).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from initd.events.claude.wildcards import HOLE, Segment
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+Word = tuple[Segment, ...]
+Bound = tuple[str | None, Word | None]  # a variable set, and its value (None: not known)
+QUOTED = {"raw_string", "ansi_c_string", "string", "translated_string", "heredoc_body",
+          "comment"}
+_BARE_ESCAPE = re.compile(r"\\(.)|\\$", re.DOTALL)
+_DOUBLE_ESCAPE = re.compile(r"\\([$`\"\\\n])")
+_ANSI = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}"
+                   r"|c.|.)", re.DOTALL)
+_ANSI_NAMED = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+               "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+class Unknown(Exception):
+    """What runs is known only when the shell runs it."""
+
+
+def literal(word: Word) -> str | None:
+    """The word's text, or None when part of it is known only when the shell runs it."""
+    return None if HOLE in word else "".join(s for s in word if s is not None)
+
+
+def prefix(word: Word) -> str:
+    """The word's text up to its first hole."""
+    end = word.index(HOLE) if HOLE in word else len(word)
+    return "".join(s for s in word[:end] if s is not None)
+
+
+def drop(word: Word, skip: int) -> Word:
+    """The word without its first ``skip`` characters (``X=`` of ``X="$Y"``)."""
+    rest: list[Segment] = []
+    for segment in word:
+        if segment is not None and skip:
+            cut = min(skip, len(segment))
+            skip -= cut
+            segment = segment[cut:]
+        rest.append(segment)
+    return tuple(rest)
+
+
+def text(node: Node, data: bytes) -> str:
+    return data[node.start_byte:node.end_byte].decode()
+
+
+def globbed(source: str) -> bool:
+    """Whether the shell expands an unquoted word: ``*``, ``?``, ``[…]``, or a brace
+    expansion (``{a,b}``, ``{1..3}``). One pass, whatever the word."""
+    bracket = brace = separated = False
+    at = 0
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char in "*?" or (char == "]" and bracket) or (char == "}" and separated):
+            return True
+        bracket |= char == "["
+        brace |= char == "{"
+        separated |= brace and (char == "," or source.startswith("..", at))
+        at += 1
+    return False
+
+
+def word(node: Node, data: bytes) -> Word:
+    """One word as the shell will have it: literal text, and holes for what it computes."""
+    kind, source = node.type, text(node, data)
+    if kind == "word":
+        return (HOLE,) if globbed(source) else (_BARE_ESCAPE.sub(_bare, source),)
+    if kind in ("number", "variable_name"):
+        return (source,)
+    if kind == "raw_string":
+        return (source[1:-1],)
+    if kind == "ansi_c_string":
+        return (_ANSI.sub(_ansi, source[2:-1]),)
+    if kind == "translated_string" and node.named_children:
+        return word(node.named_children[0], data)
+    if kind == "string":
+        return _double(node, data)
+    if kind == "concatenation":
+        bare = "".join(text(c, data) for c in node.named_children if c.type == "word")
+        parts = [word(c, data) for c in node.named_children]
+        # rm{,} is a brace expansion across its parts; an unquoted $X/rm may split into
+        # words (X="rm -rf x "): the whole word is a hole, never a name with a known end
+        if globbed(bare) or any(c.type not in QUOTED | {"word", "number"}
+                                for c in node.named_children):
+            return (HOLE,)
+        return tuple(s for part in parts for s in part)
+    return (HOLE,)  # $X, ${X}, $(…), `…`, $((…)), <(…), {a..b}: known when it runs
+
+
+def _double(node: Node, data: bytes) -> Word:
+    """A double-quoted string: its text with \\$ \\` \\" \\\\ and \\<newline> resolved,
+    each expansion or substitution in it a hole."""
+    parts: list[Segment] = []
+    at, end = node.start_byte + 1, node.end_byte - 1
+    for child in node.named_children:
+        if child.type == "string_content":
+            continue
+        parts += [_DOUBLE_ESCAPE.sub(_unescaped, data[at:child.start_byte].decode()), HOLE]
+        at = child.end_byte
+    parts.append(_DOUBLE_ESCAPE.sub(_unescaped, data[at:end].decode()))
+    return tuple(parts)
+
+
+def _bare(found: re.Match[str]) -> str:
+    return "" if found[1] in (None, "\n") else found[1]
+
+
+def _unescaped(found: re.Match[str]) -> str:
+    return "" if found[1] == "\n" else found[1]
+
+
+def _ansi(found: re.Match[str]) -> str:
+    """One escape of ``$'…'``, decoded as bash does (``$'\\x72m'`` is ``rm``)."""
+    escape = found[1]
+    if escape[0] in "xuU" and len(escape) > 1:
+        return chr(min(int(escape[1:], 16), 0x10FFFF))
+    if escape[0] in "01234567":
+        return chr(int(escape, 8) & 0xFF)
+    if escape[0] == "c" and len(escape) == 2:
+        return chr(ord(escape[1].upper()) ^ 0x40)
+    return _ANSI_NAMED.get(escape, "\\" + escape)
