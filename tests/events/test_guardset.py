@@ -64,9 +64,9 @@ def test_loading_from_the_snapshot_is_loading_the_files_as_they_were(where: Wher
     every_format(where)
     before = dialects.load_all(*where)
     snapshot = guardset.take(where.workspace, where.home)
-    for path in Path(where.workspace).rglob("*"):  # the agent empties every file
-        if path.is_file():
-            path.write_text("")
+    for path in Path(where.workspace).rglob("*"):  # the agent empties every file (never
+        if path.is_file() and not path.is_symlink():  # through a link: 40-outside.sh
+            path.write_text("")  # names /bin/true, and this test runs as root)
     shutil.rmtree(Path(where.home) / ".claude")
     with workspacefiles.replaying(snapshot):
         after = dialects.load_all(*where)
