@@ -211,10 +211,13 @@ class ServiceChild(Supervised):
         from initd.hooks import trust  # (only a --trust container asks)
 
         try:
-            return trust.answer(self.spec.env, key, digest)
-        except Exception as err:  # a bug of ours: a refusal that says so, never our end
-            self.log.error("trust request failed", error=repr(err))
-            return {"trusted": False, "why": f"not trusted: not checked ({err!r})"}
+            reply, problem = trust.answer(self.spec.env, key, digest)
+        except Exception as err:  # a bug of ours: a refusal, never the supervisor's end
+            reply, problem = {"trusted": False, "why": trust.UNAPPROVED}, repr(err)
+        if problem is not None:  # (root's log only: the agent is told nothing of it)
+            self.log.error("the trust store cannot be read: every workspace hook is "
+                           "refused", problem=problem)
+        return reply
 
     def _refresh_precommit(self, cancel: threading.Event) -> dict[str, Any]:
         """``initd precommit install`` as the repository's owner (for a repository of the
