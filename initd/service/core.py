@@ -214,7 +214,11 @@ class HookService:
             return
         try:
             if self.link is not None:
-                done = self.link.refresh_precommit()
+                rewritten, done = self.link.refresh_precommit()
+                if not rewritten:  # (root never will for these hooks: not asked again)
+                    self._precommit = now
+                    self.ctx.log.info("pre-commit chain not rewritten", why=done)
+                    return
             else:
                 repo = precommit.Repo.find(self.ctx.workspace)
                 if repo is None or not precommit.is_managed(repo.hook):

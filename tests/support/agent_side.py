@@ -53,6 +53,13 @@ def start_ticks(pid: int) -> int:
         return int(f.read().rsplit(b")", 1)[1].split()[19])
 
 
+def cpu_seconds(pid: int | str = "self") -> float:
+    """The CPU a process has used so far (its utime and stime), as any user may read it."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def steal_fd(pid: int, fd: int) -> int:
     """A copy of ``pid``'s descriptor ``fd`` in this process."""
     libc = ctypes.CDLL(None, use_errno=True)
