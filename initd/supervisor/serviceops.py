@@ -31,7 +31,7 @@ from initd.config.log import Logger
 from initd.process import runner, spawn
 from initd.supervisor.pace import Bucket
 
-RATE = 160.0  # messages a second root reads from the service's channel, on average
+RATE = 50.0  # messages a second root reads from the service's channel, on average
 BURST = 64  # and at once (an event's hooks under --trust: one question each)
 BATCH = 16  # at that rate, read this many at a time: a wake-up of the loop costs more
 READ = 8192  # bytes read at a time (messages from the service are ~100 bytes)

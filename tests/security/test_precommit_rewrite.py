@@ -42,7 +42,7 @@ from tests.support.harness import Initd
 # commits.
 AGENT = """
     import json, os, signal, subprocess, sys, time
-    from tests.support.agent_side import call, channel_of, service_pid
+    from tests.support.agent_side import call, channel_of, service_pid, stop
     ws, go, asks, wait = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "wait"
     service = service_pid()
     print("ready", flush=True)
@@ -54,7 +54,7 @@ AGENT = """
     os.chmod(new, 0o775)
     said = {"turn": call("POST", "/v1/turn", {"trigger": "user"})[0]}
     channel = channel_of(service)
-    os.kill(service, signal.SIGSTOP)  # (so that the replies come to us, not to it)
+    stop(service)  # (so that the replies come to us, not to it)
     channel.settimeout(60)
     replies, buffer, sent = [], b"", [10**6]
     def ask(n):

@@ -163,8 +163,8 @@ def test_a_flood_of_trust_questions_costs_root_a_bounded_share(
     channel to root, or as whole requests to the API it never waits for. Root's CPU over
     that time, against what the agent's side (the flood and its hook service) spent, was
     0.15 to 0.18 through the API and 0.6 into the channel (root answered each at once,
-    until the service could not read its answers as fast); read at a bounded rate, 0.02
-    to 0.05 (on 2 cores under a load of 11 to 15)."""
+    until the service could not read its answers as fast); read at a bounded rate, 0.01
+    quiet and at most 0.05 under a load of 12 on 2 cores (four CPU burners beside)."""
     os.chmod(image, 0o755)
     own = own_hook(agent, ws)
     approve(ws, store, image, "--user", agent.name)
