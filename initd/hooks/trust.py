@@ -33,6 +33,12 @@ class Entry(NamedTuple):
 
 SCRIPT_LIMIT = 2**20  # a hook script over 1 MiB is never trusted (root would not copy it)
 Ask = Callable[[str, str], str | None]  # (key, digest) -> None when approved, else why not
+# What the agent's side is told of a hook not approved, whatever the reason: the same
+# words for a hook a person approved as it was before, one approved elsewhere, one never
+# seen, and a store root cannot read (its log says which), and never a path of root's:
+# the agent may ask about any key, and must learn nothing of what the store holds.
+UNAPPROVED = ("not approved as it is now: a person must approve it (initd hooks trust "
+              "--workspace …) before it runs (trust enforcement is on)")
 
 
 def for_script(path: str, content: bytes | None = None) -> Entry | None:
@@ -92,9 +98,15 @@ class Trust:
         return (f"{'this hook' if entry is None else entry.label} is "
                 f"{why or self._tail('not trusted yet')}")
 
+    def approves(self, key: str, digest: str) -> tuple[bool, str | None]:
+        """Does the store approve ``digest`` for ``key``? With why it could not be read."""
+        recorded, problem = self._recorded()
+        seen = recorded.get(key)
+        return isinstance(seen, dict) and seen.get("digest") == digest, problem
+
     def verdict(self, key: str, digest: str) -> str | None:
-        """None when the store approves ``digest`` for ``key``; else why not (what root
-        answers the hook service)."""
+        """None when the store approves ``digest`` for ``key``; else why not, for a person
+        (root's own verbs): the agent's side is told UNAPPROVED instead (``answer``)."""
         recorded, problem = self._recorded()
         if problem is not None:
             return f"not trusted: the approvals cannot be read: {problem}"
@@ -148,12 +160,17 @@ class Trust:
 _stores: dict[str, Trust] = {}  # root's, by path: each keeps its cache across requests
 
 
-def answer(settings: Mapping[str, str], key: str, digest: str) -> dict[str, object]:
+def answer(settings: Mapping[str, str], key: str,
+           digest: str) -> tuple[dict[str, object], str | None]:
     """Root's reply to the hook service's ``trust`` request (its fields checked), from the
-    store the service was started with (``settings``: its environment, root's making)."""
+    store the service was started with (``settings``: its environment, root's making): a
+    stat of the store and a dict look-up (the store is read again only when it changed).
+    With it, for root's log only, why the store could not be read."""
     path = settings.get("INITD_TRUST_FILE")
     if settings.get("INITD_TRUST") != "1" or not path:
-        return {"trusted": False, "why": "not trusted: root was started without --trust"}
-    trust = _stores.setdefault(path, Trust(path, enforce=True))
-    why = trust.verdict(key, digest)
-    return {"trusted": True} if why is None else {"trusted": False, "why": why}
+        return {"trusted": False, "why": "not trusted: root was started without --trust"}, None
+    trust = _stores.get(path)
+    if trust is None:
+        trust = _stores[path] = Trust(path, enforce=True)
+    approved, problem = trust.approves(key, digest)
+    return ({"trusted": True} if approved else {"trusted": False, "why": UNAPPROVED}), problem

@@ -82,12 +82,13 @@ class Channel:
                 return False
         return True
 
-    def receive(self) -> list[Message] | None:
-        """One read (call it when the socket is readable, or it blocks): the complete
-        messages it finished, or None once the peer has gone. Raises ProtocolError for
-        anything that is not a message of ours (the caller closes the channel)."""
+    def receive(self, size: int = 65536) -> list[Message] | None:
+        """One read of at most ``size`` bytes (call it when the socket is readable, or it
+        blocks): the complete messages it finished, or None once the peer has gone.
+        Raises ProtocolError for anything that is not a message of ours (the caller
+        closes the channel)."""
         try:
-            chunk = self.sock.recv(65536)
+            chunk = self.sock.recv(size)
         except OSError:
             chunk = b""
         if not chunk:

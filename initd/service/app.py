@@ -167,7 +167,8 @@ def _event(service: HookService, name: str, environ: Environ) -> tuple[int, Any]
 def _trust(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:
     """Is this hook's hash approved? For the agent's own `initd precommit run` and `initd
     hooks run` under --trust: the store is root's alone (0600), so they ask here, and
-    this service asks root. It says what the store says, never approves."""
+    this service asks root. It says whether the store approves this hash, in the same
+    words whatever else the store holds (core.trust_verdict), and never approves."""
     key, digest = body.get("key"), body.get("digest")
     if not well_formed(key, digest):
         raise HttpError(400, f"expected {{\"key\": text of at most {KEY_LIMIT} characters, "

@@ -116,14 +116,16 @@ class HookService:
                     "journaled": self._journaled(entry, self.guard.steps)}
 
     def trust_verdict(self, key: str, digest: str) -> str | None:
-        """None when a person approved ``digest`` for ``key``, else why not: root's word
-        (the store is its alone) under a supervisor, else the store's, read here."""
+        """None when a person approved ``digest`` for ``key``, else why not, for whoever
+        asks (``POST /v1/trust``: the agent): root's word (the store is its alone) under a
+        supervisor, else the store's, read here; either way only about this hook, in the
+        words of hooks/trust.py's UNAPPROVED, whatever the store holds."""
         if self.link is not None and os.geteuid() != 0:
             return self.link.trust_verdict(key, digest)
-        from initd.hooks.trust import Trust
+        from initd.hooks.trust import UNAPPROVED, Trust
 
         trust = self.ctx.trust or Trust(enforce=True)
-        return trust.verdict(key, digest)
+        return None if trust.approves(key, digest)[0] else UNAPPROVED
 
     def _unread(self, found: Found) -> list[str]:
         """Hooks directories not read whole (a file hook among the rest did not run):
@@ -221,7 +223,11 @@ class HookService:
             return
         try:
             if self.link is not None:
-                done = self.link.refresh_precommit()
+                rewritten, done = self.link.refresh_precommit()
+                if not rewritten:  # (root never will for these hooks: not asked again)
+                    self._precommit = now
+                    self.ctx.log.info("pre-commit chain not rewritten", why=done)
+                    return
             else:
                 repo = precommit.Repo.find(self.ctx.workspace)
                 if repo is None or not precommit.is_managed(repo.hook):

@@ -1,10 +1,12 @@
 """The hook service's end of the private channel to the root supervisor (channel.py).
 
 The supervisor tells the service what only it knows (the agent's lifecycle and
-readiness, for ``/v1/health`` and ``/v1/ready``) and rewrites the pre-commit chain for it
-(as the repository's owner). It runs no hook for the service: once the agent runs, every
-hook runs as the agent (invariant 11). A reader thread keeps the latest state and hands
-replies to the threads waiting for them.
+readiness, for ``/v1/health`` and ``/v1/ready``), answers its trust questions, and
+rewrites the pre-commit chain for it (as the repository's owner, never as uid 0), each at
+a bounded rate (supervisor/serviceops.py): a question past it waits its turn, a rewrite
+past it is refused, and asked again at the next turn. It runs no hook for the service:
+once the agent runs, every hook runs as the agent (invariant 11). A reader thread keeps
+the latest state and hands replies to the threads waiting for them.
 """
 
 from __future__ import annotations
@@ -86,10 +88,14 @@ class SupervisorLink:
             return None
         return str(reply.get("why") or reply.get("error") or "not trusted: no answer")
 
-    def refresh_precommit(self) -> str:
-        """Root rewrites the managed pre-commit chain from the hooks as they are now;
-        a refusal (say, a hooks directory too big to take over) raises InitdError."""
+    def refresh_precommit(self) -> tuple[bool, str]:
+        """Root rewrites the managed pre-commit chain from the hooks as they are now, as
+        the repository's owner: (True, what it did), or (False, why it never will for
+        these hooks: the repository is root's). What may go another time (a hooks
+        directory too big to take over, root busy, too many asks) raises InitdError."""
         reply = self.request("precommit")
         if "error" in reply:
             raise InitdError(str(reply["error"]))
-        return str(reply.get("result"))
+        if "refused" in reply:
+            return False, str(reply["refused"])
+        return True, str(reply.get("result"))

@@ -69,7 +69,7 @@ def start_service(config: settings.Settings, account: users.Account | None,
                   env=spawn.environment(os.environ, account,
                                        {**container_env(ctx), **own}, remove=config.secret)),
         listener=listener, guards=guards,
-        precommit=precommit_refresh(repo, env),  # (root may run it: never containerEnv)
+        precommit=precommit_refresh(repo, env, account),  # (never containerEnv)
         window=config.restart_window, grace=config.grace, log=logger)
     with log.phase(logger, "hook service start", socket=config.socket):
         service.start()
@@ -85,13 +85,21 @@ def container_env(ctx: HookContext) -> dict[str, str]:
     return {name: value for name, value in ctx.container_env if name not in read}
 
 
-def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str]) -> spawn.Spec | None:
+def precommit_refresh(repo: precommit.Repo | None, env: dict[str, str],
+                      agent: users.Account | None) -> spawn.Spec | str | None:
     """How the chain is rewritten when the service asks: ``initd precommit install`` as
     the repository's owner (the agent, for its own repository), isolated like the
     service, with its settings (``env``); None when there is no repository with a chain
-    to keep."""
+    to keep. For a repository of root's (one shared with the agent's group) and an
+    agent that is not root, why it is not: that rewrite would be a process of uid 0
+    started at the agent's request, reading the agent's files (invariant 16), so the
+    chain keeps the hooks it had at the start."""
     if repo is None:
         return None
+    if repo.owner[0] == 0 and agent is not None and agent.uid != 0:
+        return (f"not rewritten: the repository {repo.top} is root's, and once the agent "
+                "runs root starts nothing at its request; the chain keeps the pre-commit "
+                "hooks it had when initd started, and is rewritten at the next start")
     owner = None if repo.owner[0] == os.geteuid() else users.lookup(str(repo.owner[0]))
     argv = [sys.executable, "-I", "-m", "initd", "precommit", "install"]  # settings: env
     return spawn.Spec(argv=tuple(argv), cwd="/", account=owner,

@@ -3,20 +3,20 @@ and what it may ask of root.
 
 Each start gets a new socketpair (channel.py), and the same sealed guard snapshot
 (supervisor/guards.py): a service the agent kills comes back with the session's guards.
-The service says ``ready`` on it once it
-serves; the supervisor pushes the agent's state there whenever it changes. Two requests:
-``precommit`` rewrites the managed chain from the hooks as they are now, in a short-lived
-``initd precommit install`` run as the repository's owner, in a worker thread so the
-supervisor's loop keeps forwarding signals meanwhile; ``trust`` only asks whether a
-hook's hash is approved (the store is root's alone, 0600), answered in the loop: a
-look-up, never "busy". Root runs no hook for the service: every hook runs as the agent
-once the agent runs (invariant 11).
+The service says ``ready`` on the channel once it serves; the supervisor pushes the
+agent's state there whenever it changes. Two requests (serviceops.py says what each
+does, and how often): ``precommit`` rewrites the managed chain, in a short-lived ``initd
+precommit install`` run as the repository's owner (never as uid 0), in a worker thread so
+the supervisor's loop keeps forwarding signals meanwhile; ``trust`` only asks whether a
+hook's hash is approved (the store is root's alone, 0600), answered in the loop. Root runs
+no hook for the service: every hook runs as the agent once the agent runs (invariant 11).
 
 The service runs as the agent, which may ptrace it: its end of the channel is the
 agent's (invariant 8). So every message is checked (its op, its fields and their types,
-that is all), at most MAX_REQUESTS run at once, and the supervisor never
-blocks on the service: whatever is not a message of ours, or a service that stops
-reading, costs one log line, that channel, and a restart of the service.
+that is all), the channel is read at a bounded rate (what is past it waits, unread),
+each op has its own bound, and the supervisor never blocks on the service: whatever is
+not a message of ours, or a service that stops reading, costs one log line, that
+channel, and a restart of the service.
 
 The service runs in a session of its own. When it dies, or is stopped, what it left (its
 hooks, each in a group of its own) is stopped by that session, whose id root knows
@@ -31,20 +31,20 @@ import _socket
 import signal
 import threading
 import time
+from collections import deque
 from typing import Any
 
 from initd.config.log import Logger
 from initd.config.values import Restart
 from initd.errors import InitdError
-from initd.process import runner, spawn
+from initd.process import spawn
 from initd.process.channel import Channel, Message, ProtocolError, close_fd
 from initd.supervisor import requests
 from initd.supervisor.backoff import Backoff
+from initd.supervisor.serviceops import BATCH, READ, Ops
 from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
 
-MAX_REQUESTS = 4  # requests running at once; more: "busy"
-PRECOMMIT_TIMEOUT = 60.0
 REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
 
 
@@ -52,7 +52,7 @@ class ServiceChild(Supervised):
     announces_ready = True
 
     def __init__(self, spec: spawn.Spec, *, listener: _socket.socket, guards: int | None,
-                 precommit: spawn.Spec | None, window: float, grace: float,
+                 precommit: spawn.Spec | str | None, window: float, grace: float,
                  log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
         # may live without hooks for a while, never because of them.
@@ -61,13 +61,14 @@ class ServiceChild(Supervised):
                          log=log, ready_by="its control API")
         self.listener = listener
         self.guards = guards  # the guard snapshot's sealed memory file (boot closes it)
-        self.precommit = precommit  # `initd precommit install …` as the repository's owner
+        # what each op does, and its bounds (`precommit`: as the repository's owner)
+        self.ops = Ops(precommit, spec.env, grace, self.log)
         self.channel: Channel | None = None
         self._child_end = -1
+        self._inbox: deque[Message] = deque()  # read from the channel, not yet served
         self._runs: dict[int, threading.Event] = {}  # requests running, by id
         self._workers: list[threading.Thread] = []
         self._pushed: Message | None = None
-        self._refreshing = threading.Lock()
 
     # --- Supervised's extension points
 
@@ -111,9 +112,20 @@ class ServiceChild(Supervised):
         self._spawn_worker("leftovers", stop_process_session)  # (may take the grace: off the loop)
 
     def waitables(self) -> list[Any]:
+        """The channel only while root would read it now: nothing read is left to serve,
+        and its rate allows a batch more (else what the service sent waits, unread)."""
         channel = self.channel
-        open_channel = [channel] if channel is not None and not channel.closed else []
-        return [*super().waitables(), *open_channel]
+        read = channel is not None and not channel.closed and not self._inbox \
+            and self.ops.channel.ready(BATCH)
+        return [*super().waitables(), *([channel] if read else [])]
+
+    def timeout(self) -> float | None:
+        """Also: when the channel's rate allows the next batch, if one waits (or may)."""
+        mine = None
+        if self.channel is not None and (self._inbox or not self.ops.channel.ready(BATCH)):
+            mine = self.ops.channel.wait(BATCH)
+        theirs = super().timeout()
+        return mine if theirs is None else theirs if mine is None else min(mine, theirs)
 
     def tick(self) -> None:
         self._serve_channel()
@@ -148,38 +160,41 @@ class ServiceChild(Supervised):
         if channel.closed:  # a worker's reply found the service not reading
             self._violated("it does not read its channel")
             return
-        if not spawn.wait_fds([channel], 0):
-            return
-        try:
-            messages = channel.receive()
-        except ProtocolError as err:
-            self._violated(str(err))
-            return
-        if messages is None:
-            self._close_channel()  # the service is going; its exit comes by its pidfd
-            return
-        for message in messages:
+        if not self._inbox:
+            if not self.ops.channel.ready(BATCH) or not spawn.wait_fds([channel], 0):
+                return
+            try:
+                messages = channel.receive(READ)
+            except ProtocolError as err:
+                self._violated(str(err))
+                return
+            if messages is None:
+                self._close_channel()  # the service is going; its exit comes by its pidfd
+                return
+            self._inbox.extend(messages)
+        while self._inbox and self.ops.channel.take():  # the rest: at the rate's pace
+            message = self._inbox.popleft()
             problem = requests.problem(message, self._runs)
             if problem is not None:
                 self._violated(problem)
                 return
-            op = message["op"]
-            if op == "ready":
-                self.mark_ready()
-            elif op == "cancel":
-                run = self._runs.get(message["id"])
-                if run is not None:
-                    run.set()
-            elif op == "trust":  # answered here: a look-up, never "busy" (a guard the
-                # store approves must never be refused because root was busy)
-                channel.send({"op": "reply", "id": message["id"],
-                              **self._trust(message["key"], message["digest"])}, wait=0)
-            elif len(self._runs) >= MAX_REQUESTS:
-                channel.send({"op": "reply", "id": message["id"], "error":
-                              f"busy: {MAX_REQUESTS} requests are running; ask again later"},
-                             wait=0)
-            else:
-                self._request(channel, message)
+            self._serve(channel, message)
+
+    def _serve(self, channel: Channel, message: Message) -> None:
+        op = message["op"]
+        if op == "ready":
+            self.mark_ready()
+        elif op == "cancel":
+            run = self._runs.get(message["id"])
+            if run is not None:
+                run.set()
+        elif op == "trust":  # answered here, never "busy" (serviceops.py)
+            channel.send({"op": "reply", "id": message["id"],
+                          **self.ops.trust(message["key"], message["digest"])}, wait=0)
+        elif (refusal := self.ops.precommit_refusal()) is not None:
+            channel.send({"op": "reply", "id": message["id"], **refusal}, wait=0)
+        else:
+            self._request(channel, message)
 
     def _violated(self, problem: str) -> None:
         """Not ours: one line, the channel closed, the service killed (and so restarted,
@@ -195,7 +210,7 @@ class ServiceChild(Supervised):
 
         def work() -> None:
             try:
-                reply = self._answer(request, cancel)
+                reply = self.ops.rewrite(cancel)  # (the one op that runs in a worker)
             except Exception as err:  # never the supervisor's end: an answer that says so
                 self.log.error("request from the hook service failed", op=request["op"],
                                error=repr(err))
@@ -205,43 +220,6 @@ class ServiceChild(Supervised):
             channel.send({"op": "reply", "id": request["id"], **reply}, wait=REPLY_WAIT)
 
         self._spawn_worker(str(request["op"]), work)
-
-    def _answer(self, request: Message, cancel: threading.Event) -> dict[str, Any]:
-        return self._refresh_precommit(cancel)  # (requests.FIELDS: the one op that acts)
-
-    def _trust(self, key: str, digest: str) -> dict[str, Any]:
-        """Is ``digest`` approved for ``key``? From the store named in the service's own
-        settings (root made them): a stat, and a read only when it changed."""
-        from initd.hooks import trust  # (only a --trust container asks)
-
-        try:
-            return trust.answer(self.spec.env, key, digest)
-        except Exception as err:  # a bug of ours: a refusal that says so, never our end
-            self.log.error("trust request failed", error=repr(err))
-            return {"trusted": False, "why": f"not trusted: not checked ({err!r})"}
-
-    def _refresh_precommit(self, cancel: threading.Event) -> dict[str, Any]:
-        """``initd precommit install`` as the repository's owner (for a repository of the
-        agent's, as the agent), isolated, bounded: root parses nothing of the workspace's
-        here, and writes nothing there with its own credentials."""
-        if self.precommit is None:
-            return {"result": "no managed pre-commit chain in this workspace"}
-        if not self._refreshing.acquire(blocking=False):
-            return {"error": "a refresh of the pre-commit chain is already running"}
-        try:
-            spec = self.precommit
-            got = runner.capture(spec.argv, env=spec.env, cwd=spec.cwd, account=spec.account,
-                                 timeout=PRECOMMIT_TIMEOUT, grace=self.grace, cancel=cancel)
-        finally:
-            self._refreshing.release()
-        if got.exec_error is not None or got.timed_out or got.exit_code != 0:
-            why = got.exec_error or ("timed out" if got.timed_out else
-                                     got.stderr.text().strip().removeprefix("initd: ")
-                                     or f"exit code {got.exit_code}")
-            return {"error": why.splitlines()[-1][:2000]}
-        done = got.stdout.text().strip()
-        self.log.info("pre-commit chain refreshed", result=done)
-        return {"result": done}
 
     def _spawn_worker(self, name: str, target: Any) -> None:
         """``target`` off the supervisor's loop; when no thread can be made (a pids limit
@@ -259,6 +237,7 @@ class ServiceChild(Supervised):
         self._workers.append(worker)
 
     def _close_channel(self) -> None:
+        self._inbox.clear()
         if self.channel is not None:
             self.channel.close()
             self.channel = None

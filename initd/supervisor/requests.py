@@ -2,8 +2,9 @@
 done: its op, its fields and their types. The service runs as the agent, which may
 ptrace it: its end of the channel is the agent's. Root runs no hook for it (invariant
 11): the one request that makes root act is ``precommit``, initd's own install, run as
-the repository's owner. ``trust`` only asks whether a hook's hash is approved: the trust
-store is root's alone (0600), and the service must not refuse what a person approved."""
+the repository's owner and never as uid 0. ``trust`` only asks whether a hook's hash is
+approved: the trust store is root's alone (0600), and the service must not refuse what a
+person approved. How often each may be asked: serviceops.py (invariant 16)."""
 
 from __future__ import annotations
 

@@ -60,13 +60,20 @@ Where the cases cite, by key:
 
 from __future__ import annotations
 
+import os
+import pwd
 import re
+import shutil
 import subprocess
+import tempfile
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.hooks.support import forget_session
+from tests.support import harness
 from tests.support.hookmanagers import (
     MANAGERS,
     NPM_MANAGERS,
@@ -341,3 +348,49 @@ def test_fact_npm_install_reruns_husky(make: Make) -> None:
     proc = run(["npm", "install", "--offline"], ws.repo, ws.env)
     assert proc.returncode == 0, shown(proc)
     assert ws.git_ok("config", "core.hooksPath").strip() == ".husky/_"
+
+
+# --- what root leaves in the agent's repository ------------------------------------------
+
+def owned_by_others(top: Path, uid: int) -> list[str]:
+    """Every name under ``top`` (itself included, no link followed) that is not ``uid``'s."""
+    found = []
+    for base, dirs, files in os.walk(top):
+        for name in [".", *dirs, *files]:
+            info = os.lstat(os.path.join(base, name))
+            if info.st_uid != uid:
+                found.append(f"{os.path.join(base, name)} (uid {info.st_uid})")
+    return found
+
+
+@pytest.mark.parametrize("manager", MANAGERS, ids=lambda m: m.name)
+def test_a_boot_leaves_nothing_of_roots_in_the_agents_repository(
+        toolchain: Toolchain, manager: Manager, agent_user: pwd.struct_passwd) -> None:
+    """The repository is the agent's (its clone, its manager installed), and initd boots as
+    root with ``--user``: whatever the install makes there (the chain, .git/initd, the
+    own hook's directory and the links to its siblings, an overlay) is the agent's, as
+    the rest is. After husky 4's install, 18 links in .git/initd/own were root's."""
+    top = Path(tempfile.mkdtemp(prefix="initd-hm-owner-"))
+    top.chmod(0o755)  # (the agent's git must reach the repository)
+    sid = f"hm-{uuid.uuid4().hex[:8]}"
+    try:
+        try:
+            ws = Workspace(top, toolchain, manager).build()
+        except ToolUnavailable as exc:
+            pytest.fail(f"{manager.name} is not available: {exc}", pytrace=False)
+        ws.install("manager")
+        # node_modules is hard links to the session's own copy: not the agent's to have
+        shutil.rmtree(ws.repo / "node_modules", ignore_errors=True)
+        subprocess.run(["chown", "-R", f"{agent_user.pw_uid}:{agent_user.pw_gid}",
+                        str(ws.repo)], check=True)
+        assert owned_by_others(ws.repo, agent_user.pw_uid) == []
+        init = harness.run(["-v", "--user", agent_user.pw_name, "--workspace", str(ws.repo),
+                            "--hooks-dir", str(top / "no-image-hooks"), "--session-id", sid,
+                            "--", "true"], timeout=60)
+        assert init.code == 0, init.stderr[-3000:]
+        said = "\n".join([*init.stdout_lines, init.stderr])
+        assert '"event": "pre-commit chain"' in said and "installed" in said, said[-3000:]
+        assert owned_by_others(ws.repo, agent_user.pw_uid) == [], ws.describe()
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+        forget_session(sid, agent_user.pw_dir)

@@ -1,6 +1,6 @@
 """agentfs itself, as root against the agent's moves (found by attacking it): a base the
 agent names is never made, followed or chowned; an append never writes or gives away
-a hard link to another's file; a link it makes is never chowned by name."""
+a hard link to another's file; a link it makes is the agent's, never chowned by name."""
 
 from __future__ import annotations
 
@@ -78,11 +78,16 @@ def test_an_append_never_writes_or_gives_away_another_users_file(agent: Agent, h
         canary.remove()
 
 
-def test_a_link_made_for_the_agent_is_never_chowned_by_name(agent: Agent,
-                                                           home: Path) -> None:
+def test_a_link_made_for_the_agent_is_its_own_and_never_chowned_by_name(
+        agent: Agent, home: Path) -> None:
+    """Given to the agent inside root's own 0700 staging directory (where nothing of the
+    agent's can be swapped in), then renamed into place; the staging directory is gone."""
     with agentfs.Place(str(home), owner=(agent.uid, agent.gid)).open() as where:
         where.symlink("target", "current")
-    assert os.readlink(home / "current") == "target"
+        where.symlink("other", "current")  # again, over the first
+    assert os.readlink(home / "current") == "other"
+    info = os.lstat(home / "current")
+    assert (info.st_uid, info.st_gid) == (agent.uid, agent.gid)
     assert [n for n in os.listdir(home) if n != "current"] == []
 
 

@@ -228,7 +228,7 @@ def test_an_unapproved_files_matcher_is_never_evaluated(boot, agent: Agent, ws: 
     assert [code for code, _ in answers] == [200, 200], answers
     for _, results in answers:
         assert len(results) == 1 and results[0][0] == "untrusted", answers
-        assert "not trusted yet" in results[0][1], answers
+        assert "not approved as it is now" in results[0][1], answers
     assert not (evidence / "ran").exists()
 
 

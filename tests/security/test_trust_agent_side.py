@@ -66,7 +66,7 @@ def test_the_agents_commit_runs_approved_pre_commit_hooks_only(
     said = json.loads(init.stdout_lines[-1])
     assert said["approved"][0] == 0, said
     assert ran.read_text() == "ran\n"  # it ran once: for the approved commit only
-    assert said["edited"][0] != 0 and "changed since it was trusted" in said["edited"][1]
+    assert said["edited"][0] != 0 and "not approved as it is now" in said["edited"][1]
     assert said["forged"] == [200, {"trusted": False, "why": said["forged"][1]["why"]}]
     assert said["garbage"] == 400
     assert os.stat(store).st_mode & 0o077 == 0

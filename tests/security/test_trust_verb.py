@@ -227,12 +227,12 @@ def test_approved_hooks_run_under_trust_and_planted_or_changed_ones_do_not(
     ran = {name for name in FORMATS if (ws / f"ran-{name}").exists()}
     assert ran == set(FORMATS) - set(attacked), said
     if "nyzhi" not in attacked:  # the edit: the session keeps the hook it started with,
-        assert "changed since it was trusted" not in said[-1]  # approved (invariant 15);
+        assert "not approved as it is now" not in said[-1]  # approved (invariant 15);
         again = boot(sys.executable, agent_script(PROBE), str(ws),  # the next session
                      json.dumps(["pre_tool"]), "keep",  # reads the edit: not approved
                      more=("--trust", "--trust-file", str(store)))
         assert again.wait(timeout=120) == 0, again.stderr
-        assert "changed since it was trusted" in json.loads(again.stdout_lines[-1])[0]
+        assert "not approved as it is now" in json.loads(again.stdout_lines[-1])[0]
     assert secret.changes() == []
 
 

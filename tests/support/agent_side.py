@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import socket
 import time
 from typing import Any
@@ -51,6 +52,33 @@ def ready(timeout: float = 20) -> bool:
 def start_ticks(pid: int) -> int:
     with open(f"/proc/{pid}/stat", "rb") as f:
         return int(f.read().rsplit(b")", 1)[1].split()[19])
+
+
+def cpu_seconds(pid: int | str = "self") -> float:
+    """The CPU a process has used so far (its utime and stime), as any user may read it."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop(pid: int, timeout: float = 20) -> None:
+    """SIGSTOP ``pid``, and wait until each of its threads is stopped: a thread still
+    blocked in a read when the signal came would otherwise take what arrives next."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + timeout
+    while True:
+        states = []
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                    states.append(f.read().rsplit(b")", 1)[1].split()[0])
+            except FileNotFoundError:
+                continue  # (a thread gone meanwhile)
+        if all(state in (b"T", b"t") for state in states):
+            return
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{pid} did not stop")
+        time.sleep(0.005)
 
 
 def steal_fd(pid: int, fd: int) -> int:

@@ -12,7 +12,8 @@ to that directory's descriptor:
   opened non-blocking (a FIFO cannot hang it), never past a size limit;
 - it writes only files it has just created under a random name (O_CREAT|O_EXCL|
   O_NOFOLLOW), gives them to the owner with fchown on the descriptor, and renames them
-  into place (a link at the final name is replaced, never written through);
+  into place (a link at the final name is replaced, never written through); a link it
+  makes is given to the owner inside a 0700 staging directory of root's, then moved;
 - it renames and removes names only inside that directory, and never changes the owner
   of anything it did not make, except a root-owned directory on the walk itself.
 

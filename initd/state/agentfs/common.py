@@ -1,6 +1,7 @@
-"""What every part of agentfs shares: the open flags, Unsafe, an owner, and the three
+"""What every part of agentfs shares: the open flags, Unsafe, an owner, and the
 primitives under every walk, read and write: a name checked to be a plain one, a read
-that stops at its limit, and a chown that may be refused (remembered, said once)."""
+that stops at its limit, and a chown (of a file's descriptor, or of a link in a
+directory of root's own) that may be refused (remembered, said once)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,18 @@ def fchown(fd: int, owner: Owner) -> None:
     except PermissionError:
         if not _refused:
             _refused.append(os.readlink(f"/proc/self/fd/{fd}"))
+
+
+def lchown(dir_fd: int, name: str, owner: Owner, where: str) -> None:
+    """Give a link root just made to its owner: ``name`` in ``dir_fd``, itself, never what
+    it names (``where``: where it goes, for the note). Only inside a directory nobody
+    else may change (directory.py's staging one): by name, elsewhere, it could be
+    whatever the owner renamed over it."""
+    try:
+        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
+    except PermissionError:
+        if not _refused:
+            _refused.append(where)
 
 
 def read_limited(fd: int, limit: int, where: str, whole: bool = True) -> bytes:

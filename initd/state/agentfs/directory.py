@@ -16,6 +16,7 @@ from initd.state.agentfs.common import (
     Unsafe,
     check_name,
     fchown,
+    lchown,
     read_limited,
 )
 
@@ -150,15 +151,43 @@ class Dir:
                 os.close(fd)
 
     def symlink(self, target: str, name: str) -> None:
-        """``name`` becomes a link to ``target`` (made aside, renamed into place)."""
-        tmp = f".{name}.{os.urandom(8).hex()}"
-        os.symlink(target, tmp, dir_fd=self.fd)
+        """``name`` becomes a link to ``target``, the owner's (made aside, renamed into
+        place). Root makes it in a staging directory of its own (0700) and gives it to the
+        owner there, where nothing can be swapped for it: by name, here, the chown could
+        reach whatever the owner renamed over the link meanwhile (a hard link to a file
+        of root's)."""
+        check_name(name)
+        if self.owner is None or os.geteuid() != 0 or \
+                self.owner == (os.geteuid(), os.getegid()):
+            self._link_aside(target, name, self)
+            return
+        stage = f".{name}.{os.urandom(8).hex()}"
+        os.mkdir(stage, 0o700, dir_fd=self.fd)
         try:
-            # No chown of the link: by name it could be what the owner renamed over it.
-            # A root-owned link in the owner's directory is still the owner's to remove.
-            self.rename(tmp, name)
+            with Dir(os.open(stage, DIRECTORY, dir_fd=self.fd), self.where(stage),
+                     None) as staging:
+                info = os.fstat(staging.fd)  # the one just made, not one swapped in
+                if info.st_uid != os.geteuid() or info.st_mode & 0o077:
+                    raise Unsafe(errno.EPERM, f"{self.where(stage)}: replaced while root "
+                                              "made a link there: not used")
+                self._link_aside(target, name, staging)
+        finally:
+            try:
+                self.rmdir(stage)
+            except OSError:
+                pass  # (the owner put something else there: theirs to remove)
+
+    def _link_aside(self, target: str, name: str, aside: Dir) -> None:
+        """The link made in ``aside`` (this directory, or root's staging one in it, where
+        it is given to the owner), then renamed to ``name`` here."""
+        tmp = f".{name}.{os.urandom(8).hex()}"
+        os.symlink(target, tmp, dir_fd=aside.fd)
+        try:
+            if aside is not self and self.owner is not None:
+                lchown(aside.fd, tmp, self.owner, self.where(name))
+            aside.move(tmp, self, name)
         except BaseException:
-            self.remove(tmp)
+            aside.remove(tmp)
             raise
 
     def lock(self, name: str) -> int:
