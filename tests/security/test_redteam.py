@@ -261,10 +261,10 @@ def test_a_restarted_agent_never_runs_the_root_session_hooks_again(
 COMMON_OP = """
     import json, sys
     import os, signal
-    from tests.support.agent_side import channel_of, service_pid
+    from tests.support.agent_side import channel_of, service_pid, stop
     service = service_pid()
     channel = channel_of(service)
-    os.kill(service, signal.SIGSTOP)  # (so that the reply comes to us, not to it)
+    stop(service)  # (every thread of it stopped: the reply comes to us, not to it)
     channel.settimeout(60)
     channel.sendall(b'{"op": "precommit", "id": 7}\\n')
     got = b""

@@ -334,10 +334,10 @@ def test_a_deeply_nested_answer_is_one_line_never_a_traceback(
 TRUST_OP = """
     import json, sys
     import os, signal
-    from tests.support.agent_side import channel_of, service_pid
+    from tests.support.agent_side import channel_of, service_pid, stop
     service = service_pid()
     channel = channel_of(service)
-    os.kill(service, signal.SIGSTOP)  # (so that the reply comes to us, not to it)
+    stop(service)  # (every thread of it stopped: the reply comes to us, not to it)
     channel.settimeout(30)
     key, digest = sys.argv[1], sys.argv[2]
     message = {"op": "trust", "id": 3, "key": key, "digest": digest}
