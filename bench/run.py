@@ -16,8 +16,8 @@ the same run on the same machine (never as timed unit tests).
 12-13. the images' (bench/container.py); 14-18. faults and abuse (bench/faults.py);
 19-22. exec and HTTP probes; podman run to exit, to ready and podman stop, initd vs
        --entrypoint and vs tini (bench/startstop.py)
-26. /healthz's p50/p99 while the probe port is abused, against the same port quiet
-    (bench/probeport.py)
+26. /healthz's p50/p99 while the probe port is abused, against the same port quiet;
+    26b. while agent-like processes churn connections to it (bench/probeport.py)
 29-31. a start's CPU and time to the agent, quiet and with every core busy, and where
     the CPU goes (bench/cpu.py)
 27-28. a devcontainer.json command's output: a waited stage printing 3 million lines

@@ -204,13 +204,24 @@ def test_a_failure_costs_its_connection_and_one_line_not_the_thread(faulty, capf
 
 def test_the_probes_cap_drops_the_oldest_and_a_probe_gets_through(  # type: ignore[no-untyped-def]
         faulty, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe port hands over a connection once it has sent something (health.DEFER),
+    so a probe's request is all there when it is accepted: it is answered then and there,
+    and costs no one their place. One that must wait makes room: the oldest goes."""
     port, server = faulty
+    server.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_DEFER_ACCEPT, 10)
     server.max_waiting = 4  # (the probe port's: health.MAX_WAITING)
     monkeypatch.setattr(httpd, "READ_TIMEOUT", 3600.0)  # dropped for the cap, not its time
-    held = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(4)]
+    held = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(5)]
+    for conn in held[:4]:
+        conn.sendall(GET)  # a head that never ends
     wait_for(lambda: len(server._waiting) == 4, what="four held")
-    assert get(port)[0] == 200  # the fifth: the oldest made room
+    assert get(port)[0] == 200  # answered as it came: no one dropped
+    held[0].setblocking(False)
+    with pytest.raises(BlockingIOError):
+        held[0].recv(10)  # (still open, nothing to read)
+    held[0].settimeout(30)
+    held[4].sendall(GET)  # a fifth that must wait: the oldest makes room
     assert held[0].recv(10) == b""
-    assert len(server._waiting) == 3
+    wait_for(lambda: len(server._waiting) == 4, what="the fifth held, four in all")
     for conn in held:
         conn.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import selectors
+import select
 import socket
 import threading
 import time
@@ -39,9 +39,11 @@ MAX_BUFFERED = 64 * 2**20  # of all requests still arriving; past it, the oldest
 MAX_BODY = 64 * 1024  # a request's body, unless the server is told more (a larger one is
 # read to its end and dropped as it comes, and the app refuses it by its Content-Length)
 QUICK = frozenset(("/v1/health", "/v1/ready", "/v1/turn/cancel"))  # answered at once
-ACCEPT_BURST = 64  # connections taken from the backlog in one go (at most a quarter of
-# the cap: reads come first, so a probe accepted in one burst is read before the next
-# bursts can push it out)
+ACCEPT_BURST = 64  # new connections left waiting for their request in one turn (at most a
+# quarter of the cap: reads come first, so a probe accepted in one turn is read before
+# the next turns can push it out)
+ACCEPT_TURN = 1024  # connections taken from the backlog in one turn at most (then reads
+# and expiry): until EAGAIN, as under churn the backlog filled and a probe's SYN was dropped
 PAUSE = 0.1  # seconds the thread rests when no descriptor can be had (EMFILE) and no
 # connection can make room: the backlog stays readable, and the loop would spin
 SAY_EVERY = 10.0  # seconds between two lines about connections that failed
@@ -62,7 +64,9 @@ class UnixWSGIServer:
 
     One thread (``serve_forever``) accepts connections and reads every request whole,
     without a thread per connection: an idle or slowloris client costs a buffer, not a
-    thread, and has READ_TIMEOUT for its whole request. Health, readiness and a cancel
+    thread, and has READ_TIMEOUT for its whole request. A connection is read the moment
+    it is accepted: one gone already (connected and closed, as fast as an agent can) or
+    whose request is all there is done with, never polled. Health, readiness and a cancel
     are answered by that thread at once; every other request goes to a worker
     (workers.py). Under 50 flooding clients a health check once waited ~35 ms in the backlog
     behind their thread starts (p99 96 ms, later 56 ms); a cancel must never wait for the
@@ -81,7 +85,8 @@ class UnixWSGIServer:
         self.max_body = max_body  # the service's: an event's payload (a Write's file)
         self.socket.setblocking(False)
         self.app = app
-        self._selector = selectors.DefaultSelector()
+        self._poller = select.epoll()
+        self._watched: dict[int, socket.socket] = {}  # by descriptor: waiting, polled
         self._waiting: dict[socket.socket, _Waiting] = {}  # oldest first
         self._buffered = 0  # bytes held for them (MAX_BUFFERED)
         self._said_at = -SAY_EVERY  # when a failure was last said
@@ -103,8 +108,9 @@ class UnixWSGIServer:
         this loop (invariant 13): that connection is dropped and a line said, at most
         one every SAY_EVERY seconds. (A head this thread could not parse once ended it,
         and root's probe port never answered again.)"""
-        self._selector.register(self.socket, selectors.EVENT_READ)
-        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        # EXCLUSIVE: a connection wakes one of the servers sharing the socket (health.py)
+        self._poller.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
+        self._poller.register(self._wake_r, select.EPOLLIN)
         try:
             while not self._stop.is_set():
                 self._turn(min(poll_interval, 1.0))
@@ -115,30 +121,31 @@ class UnixWSGIServer:
         """One turn: what came on the connections first, then new connections (a probe
         read before more connections can push it out), then the expired ones."""
         try:
-            events = self._selector.select(timeout)
+            events = self._poller.poll(timeout)
         except OSError as err:  # (EINTR is retried by Python itself)
             self._say("cannot wait for connections", err)
             self._stop.wait(PAUSE)
             return
         accept = False
-        for key, _ in events:
-            if key.fileobj is self.socket:
-                accept = True
-            elif key.fileobj != self._wake_r:
-                self._guarded(self._read, key.fileobj)  # type: ignore[arg-type]
+        for fd, _ in events:
+            conn = self._watched.get(fd)
+            if conn is not None:
+                self._guarded(self._read, conn)
+            accept = accept or fd == self.socket.fileno()
         if accept:
             self._guarded(self._accept)
         self._guarded(self._expire)
 
-    def _guarded(self, work: Callable[..., object], conn: socket.socket | None = None) -> None:
-        """``work`` (on ``conn``); whatever it raises costs ``conn`` and a line, never the
-        thread."""
+    def _guarded(self, work: Callable[..., object], conn: socket.socket | None = None) -> object:
+        """``work`` (on ``conn``) and what it returns; whatever it raises costs ``conn``
+        and a line, never the thread."""
         try:
-            work() if conn is None else work(conn)
+            return work() if conn is None else work(conn)
         except Exception as err:
             if conn is not None:
                 self._drop(conn)
             self._say("a connection failed: dropped", err)
+            return None
 
     def _say(self, what: str, err: BaseException) -> None:
         """One line, at most every SAY_EVERY seconds: a flood costs no log."""
@@ -161,13 +168,16 @@ class UnixWSGIServer:
         self.workers.close()
         for conn in list(self._waiting):
             self._drop(conn)
-        self._selector.close()
+        self._poller.close()
         self.socket.close()
         os.close(self._wake_r)
         os.close(self._wake_w)
 
     def _accept(self) -> None:
-        for _ in range(self.burst):  # what is in the backlog now, a burst at a time
+        """The backlog until it is empty (EAGAIN), ``burst`` new connections are left
+        waiting for their request, or ACCEPT_TURN were taken."""
+        left = self.burst
+        for _ in range(ACCEPT_TURN):
             try:
                 conn, _ = self.socket.accept()
             except (BlockingIOError, InterruptedError):
@@ -179,15 +189,39 @@ class UnixWSGIServer:
                     self._say("cannot accept a connection", err)
                     self._stop.wait(PAUSE)
                 return
-            if len(self._waiting) >= self.max_waiting:  # the one sending longest goes
-                self._drop(next(iter(self._waiting)))
-            self._waiting[conn] = _Waiting(time.monotonic() + READ_TIMEOUT)
-            try:
-                conn.setblocking(False)
-                self._selector.register(conn, selectors.EVENT_READ)
-            except (OSError, ValueError) as err:  # (epoll's ENOMEM, ENOSPC: that one goes)
-                self._drop(conn)
-                self._say("cannot watch a connection", err)
+            left -= bool(self._guarded(self._arrived, conn))
+            if left <= 0:
+                return
+
+    def _arrived(self, conn: socket.socket) -> bool:
+        """A new connection, read at once (the class says why); True if it is left
+        waiting for the rest of its request, polled."""
+        chunk: bytes | None
+        try:
+            conn.setblocking(False)
+            chunk = conn.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            chunk = None
+        except OSError:
+            chunk = b""
+        if chunk == b"":
+            conn.close()
+            return False
+        waiting = self._waiting[conn] = _Waiting(time.monotonic() + READ_TIMEOUT)
+        if chunk is not None:
+            self._received(conn, waiting, chunk)
+        if conn not in self._waiting:
+            return False
+        if len(self._waiting) > self.max_waiting:  # the one sending longest goes
+            self._drop(next(iter(self._waiting)))
+        try:
+            self._poller.register(conn.fileno(), select.EPOLLIN)
+            self._watched[conn.fileno()] = conn
+        except (OSError, ValueError) as err:  # (epoll's ENOMEM, ENOSPC: that one goes)
+            self._drop(conn)
+            self._say("cannot watch a connection", err)
+            return False
+        return True
 
     def _read(self, conn: socket.socket) -> None:
         waiting = self._waiting.get(conn)
@@ -202,6 +236,11 @@ class UnixWSGIServer:
         if not chunk:  # gone before it finished its request
             self._drop(conn)
             return
+        self._received(conn, waiting, chunk)
+
+    def _received(self, conn: socket.socket, waiting: _Waiting, chunk: bytes) -> None:
+        """What came on ``conn``: its request answered (or given to a worker) once it is
+        whole."""
         waiting.data += chunk
         self._buffered += len(chunk)
         while self._buffered > MAX_BUFFERED:  # the oldest others make room
@@ -246,8 +285,9 @@ class UnixWSGIServer:
         waiting = self._waiting.pop(conn, None)
         if waiting is not None:
             self._buffered -= len(waiting.data)
-        with contextlib.suppress(KeyError, ValueError):
-            self._selector.unregister(conn)
+        if self._watched.pop(conn.fileno(), None) is not None:
+            with contextlib.suppress(OSError):
+                self._poller.unregister(conn.fileno())
 
     def _drop(self, conn: socket.socket) -> None:
         self._forget(conn)

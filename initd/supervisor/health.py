@@ -6,14 +6,18 @@ waits on the hook service or the agent's traffic on the control socket.
 ``/healthz``: 200 while initd supervises (its state in the body). ``/readyz``: 200 once
 the agent is ready, 503 with the reason before, while it restarts and once initd stops,
 so traffic leaves during the grace period. Standard library only; the server is the
-control API's (one thread reads requests), answering every request itself.
+control API's, answering every request itself, on THREADS threads.
 
 The port listens on every interface, so anyone who reaches the pod may send anything
 here, to root (invariant 13): heads are parsed by a total parser (http/wire.py: a 400, never
 an exception), and at most MAX_WAITING connections are held while they send their
 request: past it, the one sending longest is dropped, so a flood of half-open
 connections costs root no more descriptors than that, and a probe (which sends its
-request at once) still gets through."""
+request at once) still gets through. The agent is on the pod's network too, and may
+connect and close as fast as its processes can: the kernel hands over a connection only
+once it has sent something (TCP_DEFER_ACCEPT, for DEFER seconds), each is read when
+accepted, so a connection that churns costs a turn of an accept loop, never a poll, and
+THREADS threads take them, each weighing as one of the agent's processes."""
 
 from __future__ import annotations
 
@@ -30,9 +34,20 @@ from initd.state.ready import readiness
 MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's): the control socket
 # holds 1,024; 1,100 half-open connections here once filled root's 1,024 descriptors, and
 # the hook service's restart (a socketpair) took the supervisor down with EMFILE
-BACKLOG = 1024  # connections not yet accepted: the kernel's, not root's descriptors. With
-# 64, 1,100 clients reconnecting as fast as they could kept the queue full: a probe's SYN
-# was dropped and sent again a second later (p99 1 s; 47 ms with 1,024, same flood)
+BACKLOG = 4096  # connections not yet accepted: the kernel's, not root's descriptors (and
+# at most net.core.somaxconn, 4,096 by default). With 64, 1,100 clients reconnecting as fast
+# as they could kept the queue full: a probe's SYN was dropped and sent again a second
+# later (p99 1 s; 47 ms with 1,024, same flood). With 1,024, agent processes connecting and
+# closing as fast as they could still filled it now and then (hundreds of overflows a
+# run), while the threads below took a connection as fast as one came on the whole
+THREADS = 8  # servers on the one listening socket, each in a thread of its own, each
+# holding MAX_WAITING // THREADS connections. The scheduler shares the CPU between the
+# agent's processes and root's threads alike: three agent processes churning kept one
+# thread, even one that never polls a churned connection, from taking them as fast as
+# they came (the backlog full, the kubelet's SYN dropped, a one-second probe failed);
+# with 4 a probe of 200 still failed now and then (docs/security.md has the figures)
+DEFER = 10  # seconds the kernel holds a connection that sends nothing before it hands
+# it over all the same (server.READ_TIMEOUT, the time a client has for its request)
 
 
 class Probes:
@@ -47,15 +62,37 @@ class Probes:
             except OSError as err:
                 raise InitdError(f"cannot serve probes on port {port}: {err.strerror} "
                                  "(--health-port/INITD_HEALTH_PORT)") from None
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_DEFER_ACCEPT, DEFER)
         self.port = listener.getsockname()[1]
-        self.httpd = server.UnixWSGIServer(listener, self.app, inline=True,
-                                          max_waiting=MAX_WAITING, name="initd probes")
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="probes",
-                                       daemon=True)
-        self.thread.start()
+        self.servers: list[server.UnixWSGIServer] = []
+        for n in range(THREADS):
+            if not self._serve(listener, copy=n > 0):
+                break
+
+    def _serve(self, listener: socket.socket, copy: bool) -> bool:
+        """One more server on the listening socket (on a copy of its descriptor but for
+        the first) in a thread of its own; False when there is none to be had (EMFILE, a
+        pids limit): the ones there are answer. The first one must be."""
+        sock = httpd = None
+        try:
+            sock = listener.dup() if copy else listener
+            httpd = server.UnixWSGIServer(sock, self.app, inline=True,
+                                          max_waiting=MAX_WAITING // THREADS,
+                                          name="initd probes")
+            threading.Thread(target=httpd.serve_forever, name="probes", daemon=True).start()
+        except (OSError, RuntimeError) as err:
+            if httpd is not None:
+                httpd.server_close()
+            elif sock is not None:
+                sock.close()
+            if not self.servers:
+                raise InitdError(f"cannot serve probes on port {self.port}: {err}") from None
+            return False
+        self.servers.append(httpd)
+        return True
 
     def update(self, state: dict[str, Any]) -> None:
-        """What the supervisor now knows (replaced whole: the thread reads one or the
+        """What the supervisor now knows (replaced whole: a thread reads one or the
         other, never half)."""
         self.state = state
 
@@ -77,5 +114,7 @@ class Probes:
         return [payload]
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        for httpd in self.servers:
+            httpd.shutdown()
+        for httpd in self.servers:
+            httpd.server_close()

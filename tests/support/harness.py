@@ -3,7 +3,9 @@
 ``Initd(args)`` starts ``python -m initd ARGS`` as PID 1 of a new PID namespace
 (``unshare --pid --fork --mount-proc --kill-child``) or, with ``pidns=False``, as a plain
 child of the test (initd then runs as a child subreaper). The ``unshare`` process ignores
-TERM and forwards nothing, so signals go to the namespace's PID 1 directly.
+TERM and forwards nothing, so signals go to the namespace's PID 1 directly. With
+``netns=True`` it has a network namespace of its own as well (``in_netns`` runs a
+command there).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import psutil
 SUPPORT = Path(__file__).resolve().parent
 PRINT_SIGNALS = [sys.executable, str(SUPPORT / "print_signals.py")]
 UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL"]
+# With netns: a network namespace of its own too, its loopback up (netns.py says why)
+UNSHARE_NET = [UNSHARE[0], "--net", *UNSHARE[1:], sys.executable, str(SUPPORT / "netns.py")]
 # Every initd a test starts gets a socket of its own: a test must never touch the real
 # /run/initd/initd.sock (in a dev container, the one initd as PID 1 is serving).
 SOCKETS = tempfile.mkdtemp(prefix="initd-tests-")
@@ -39,10 +43,10 @@ _numbers = itertools.count()
 class Initd:
     def __init__(self, args: Sequence[str], *, pidns: bool = True,
                  env: dict[str, str] | None = None, cwd: str = "/tmp",
-                 preexec_fn: Callable[[], None] | None = None) -> None:
+                 preexec_fn: Callable[[], None] | None = None, netns: bool = False) -> None:
         self.pidns = pidns
         self.code: int | None = None
-        prefix = UNSHARE if pidns else []
+        prefix = (UNSHARE_NET if netns else UNSHARE) if pidns else []
         self.started = time.monotonic()
         env = dict(env if env is not None else _clean_env())
         self.socket = env.setdefault("INITD_SOCKET", own_socket())
@@ -99,6 +103,10 @@ class Initd:
                 return children[0].pid
             time.sleep(0.01)
         raise AssertionError("unshare never started initd")
+
+    def in_netns(self) -> list[str]:
+        """The prefix that runs a command in this initd's network namespace."""
+        return ["nsenter", f"--net=/proc/{self.init_pid}/ns/net", "--"]
 
     def signal(self, sig: int) -> None:
         os.kill(self.init_pid, sig)
