@@ -1,0 +1,69 @@
+"""The third red-team round (issue 36), from the README's threat model: each attack that
+worked, acting as the agent, with what proves it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.support.attack import Agent, agent_script, hook
+
+GUARD = 'echo GUARD-RAN; echo "the guard says no" >&2; exit 2'
+# The hook service answers in several threads, and each load of the session's guards
+# replays the snapshot within workspacefiles.replaying, which kept what was in force when
+# it began and put it back when it ended, for every thread at once: two loads that
+# overlap (one listing the hooks, one another's) could leave the replay in force for
+# good, or end it while the other still read. In force for good, the live read that
+# tells a changed discobot script from the one of the start read the snapshot too, so
+# the agent's own script ran as the guard. The agent lists the hooks from many threads
+# at once; a file hook it adds shows whether the service still reads files as they are.
+STUCK = """
+    import json, os, subprocess, sys, threading, time
+    from tests.support.agent_side import call, service_pid
+    hooks, guard = sys.argv[1], sys.argv[2]
+    service_pid()
+    probe = os.path.join(hooks, "99-probe.sh")
+    with open(probe, "w") as f:
+        f.write("#!/bin/sh\\n#---\\n# type: file\\n# pattern: '*.x'\\n#---\\ntrue\\n")
+    os.chmod(probe, 0o755)
+    def listed():
+        code, answer = call("GET", "/v1/hooks", timeout=30)
+        return any(h["id"] == "99-probe" for h in answer["hooks"])
+    seen = listed()  # the service lists the hooks as they are: the new one is there
+    def churn(until):
+        while time.monotonic() < until:
+            call("GET", "/v1/hooks", timeout=30)
+    rounds = 0
+    while listed() and rounds < 12:  # (the code before: stuck in the first round)
+        rounds += 1
+        until = time.monotonic() + 0.5
+        threads = [threading.Thread(target=churn, args=(until,)) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    stuck = not listed()
+    with open(guard, "w") as f:  # the guard, rewritten: it lets everything through
+        f.write("#!/bin/sh\\n#---\\n# type: pre_tool\\n#---\\necho AGENTS-HOOK; exit 0\\n")
+    data = json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm -rf /data"}})
+    out = subprocess.run([sys.executable, "-m", "initd", "emit", "pre_tool", "--data",
+                          data], capture_output=True, text=True, timeout=120)
+    print(json.dumps({"seen": seen, "stuck": stuck, "rounds": rounds,
+                      "code": out.returncode, "out": out.stdout[-3000:]}), flush=True)
+"""
+
+
+def test_loads_at_once_leave_no_replay_in_force(boot, agent: Agent, ws: Path) -> None:  # type: ignore[no-untyped-def]
+    hooks = ws / ".discobot" / "hooks"
+    guard = hook(hooks, "10-guard.sh", GUARD, owner=agent, type="pre_tool")
+    for n in range(20):  # file hooks, as a project has them: each load parses them
+        hook(hooks, f"{n + 20:02d}-lint.sh", "true", owner=agent, type="file",
+             pattern="*.never")
+    init = boot(sys.executable, agent_script(STUCK), str(hooks), str(guard))
+    assert init.wait(timeout=90) == 0, init.stderr[-3000:]
+    said = json.loads(init.stdout_lines[-1])
+    assert said["seen"], said  # (the probe: a hook added is listed while files are read)
+    assert not said["stuck"], f"the replay stayed in force after {said['rounds']} rounds"
+    assert said["code"] == 2 and "AGENTS-HOOK" not in said["out"], said
