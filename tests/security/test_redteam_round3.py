@@ -5,10 +5,16 @@ worked, acting as the agent, with what proves it.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-from tests.support.attack import Agent, agent_script, hook
+from tests.support.attack import GIT_ENV, Agent, agent_script, hook
+
+INITD = [sys.executable, "-m", "initd"]
 
 GUARD = 'echo GUARD-RAN; echo "the guard says no" >&2; exit 2'
 # The hook service answers in several threads, and each load of the session's guards
@@ -67,3 +73,52 @@ def test_loads_at_once_leave_no_replay_in_force(boot, agent: Agent, ws: Path) ->
     assert said["seen"], said  # (the probe: a hook added is listed while files are read)
     assert not said["stuck"], f"the replay stayed in force after {said['rounds']} rounds"
     assert said["code"] == 2 and "AGENTS-HOOK" not in said["out"], said
+
+
+# POST /v1/trust answers whether a (key, digest) pair is approved, for any key: an agent
+# that can guess a hook's bytes (a common script) learned whether a person approved that
+# path, anywhere: "trusted": true for a hook in a root 0700 directory of another project.
+# Root answers only for a key of the workspace the service was started for.
+GUESS = """
+    import json, os, socket, sys
+    from initd.hooks.trust import for_script
+    def ask(key, digest):
+        body = json.dumps({"key": key, "digest": digest}).encode()
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(os.environ["INITD_SOCKET"])
+            s.sendall(b"POST /v1/trust HTTP/1.0\\r\\nContent-Type: application/json\\r\\n"
+                      b"Content-Length: %d\\r\\n\\r\\n%s" % (len(body), body))
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+        return answer.decode()
+    prod, guessed = sys.argv[1], sys.argv[2].encode()
+    other = prod.replace("10-deploy-prod", "10-deploy-dev")
+    said = {"guessed": ask(prod, for_script(prod, guessed).digest),
+            "never seen": ask(other, for_script(other, guessed).digest)}
+    print(json.dumps(said), flush=True)
+"""
+
+
+def test_the_agent_cannot_confirm_a_guess_about_another_workspace(
+        boot, agent: Agent, ws: Path, image: str) -> None:  # type: ignore[no-untyped-def]
+    top = Path(tempfile.mkdtemp(prefix="initd-trust-rt3-"))  # root's, 0700
+    try:
+        prod = top / "prod"
+        (prod / ".discobot" / "hooks").mkdir(parents=True)
+        script = hook(prod / ".discobot" / "hooks", "10-deploy-prod.sh", "echo deploying",
+                      type="session")
+        store = top / "trust.json"
+        os.chmod(image, 0o755)
+        out = subprocess.run([*INITD, "hooks", "trust", "--workspace", str(prod),
+                              "--hooks-dir", image, "--trust-file", str(store)],
+                             capture_output=True, text=True, timeout=60, env=GIT_ENV, cwd="/")
+        assert out.returncode == 0 and "new " in out.stdout, out.stdout + out.stderr
+        init = boot(sys.executable, agent_script(GUESS), str(script), script.read_text(),
+                    more=("--trust", "--trust-file", str(store)))
+        assert init.wait(timeout=60) == 0, init.stderr[-3000:]
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    said = json.loads(init.stdout_lines[-1])
+    assert said["never seen"].startswith("HTTP/1.0 200"), said
+    assert said["guessed"] == said["never seen"], said  # byte for byte: nothing learned
