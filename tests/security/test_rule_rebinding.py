@@ -88,6 +88,12 @@ EVALUATED = [
     "read OPTIND <<< 'a[$(rm -rf {d})]'", "printf -v RANDOM %s 'a[$(rm -rf {d})]'",
     "export OPTIND='a[$(rm -rf {d})]'", "mapfile -t OPTIND <<< 'a[$(rm -rf {d})]'",
     "for OPTIND in 'a[$(rm -rf {d})]'; do :; done", "OPTIND[0]='a[$(rm -rf {d})]'",
+    # let and declare -i behind builtin, command, time or coproc (the grammar reads a
+    # plain command there; each failed before)
+    "builtin let 'a[$(rm -rf {d})]'", "command let 'a[$(rm -rf {d})]'",
+    "time let 'a[$(rm -rf {d})]'", "coproc let 'a[$(rm -rf {d})]'",
+    "X='a[$(rm -rf {d})]'; builtin let Y=X", "builtin declare -i X; X='a[$(rm -rf {d})]'",
+    "command typeset -i X='a[$(rm -rf {d})]'", "builtin declare -ai A; A[0]='a[$(rm -rf {d})]'",
 ]
 # what `hash -p` can name besides rm: the guard on `git push` (the remote is rewritten)
 PUSHES = ["hash -p /usr/bin/git g; g push -q --force origin HEAD:main"]
@@ -189,6 +195,7 @@ ORDINARY = [
     "arr=([0]=a [1]=b); echo \"${arr[1]}\"", "declare -A m=([k]=v); echo \"${m[k]}\"",
     "printf -v 'arr[0]' x", "f() { local OPTIND opt; while getopts ab opt; do :; done; }",
     "OPTIND=1", "x=$((RANDOM % 10))", "SECONDS=0; make; echo $SECONDS",
+    "f() { local -i n=0; n+=1; }; f", "builtin cd /tmp && command -v let",
 ]
 # rebinding, whatever the names: the hook runs (writing PATH is a rebinding)
 REBINDING = ["export PATH=\"$HOME/bin:$PATH\"", "PATH=/tmp/x ls", "set -o posix",
