@@ -122,3 +122,37 @@ def test_the_agent_cannot_confirm_a_guess_about_another_workspace(
     said = json.loads(init.stdout_lines[-1])
     assert said["never seen"].startswith("HTTP/1.0 200"), said
     assert said["guessed"] == said["never seen"], said  # byte for byte: nothing learned
+
+
+# A discobot guard is compared with the snapshot before it runs, but the snapshot held its
+# head (the 64 KiB front matter is read from) and its size: a script past 64 KiB whose end
+# the agent rewrote with as many bytes ran as the guard of the start.
+TAIL = """
+    import json, subprocess, sys
+    from tests.support.agent_side import service_pid
+    guard = sys.argv[1]
+    service_pid()
+    with open(guard, "r+b") as f:  # the guard's last line, as long, lets everything through
+        data = f.read()
+        end = b"echo GUARD-RAN; exit 2\\n"
+        assert data.endswith(end)
+        f.seek(len(data) - len(end))
+        f.write(b"echo AGENTS-HK; exit 0\\n")
+    data = json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm -rf /data"}})
+    out = subprocess.run([sys.executable, "-m", "initd", "emit", "pre_tool", "--data",
+                          data], capture_output=True, text=True, timeout=120)
+    print(json.dumps({"code": out.returncode, "out": out.stdout[-3000:]}), flush=True)
+"""
+
+
+def test_a_guards_body_past_its_head_is_compared_too(boot, agent: Agent, ws: Path) -> None:  # type: ignore[no-untyped-def]
+    padding = "".join(f"# {n:06d} lint the workspace before any tool runs\n"
+                      for n in range(2000))  # ~96 KiB of comments after the front matter
+    guard = hook(ws / ".discobot" / "hooks", "10-guard.sh",
+                 f"{padding}echo GUARD-RAN; exit 2", owner=agent, type="pre_tool")
+    assert guard.stat().st_size > 64 * 1024
+    init = boot(sys.executable, agent_script(TAIL), str(guard))
+    assert init.wait(timeout=90) == 0, init.stderr[-3000:]
+    said = json.loads(init.stdout_lines[-1])
+    assert said["code"] == 2 and "AGENTS-HK" not in said["out"], said
+    assert "changed since the session started" in said["out"], said
