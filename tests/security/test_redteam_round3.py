@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from tests.support.attack import GIT_ENV, Agent, agent_script, hook
 
 INITD = [sys.executable, "-m", "initd"]
@@ -156,3 +158,52 @@ def test_a_guards_body_past_its_head_is_compared_too(boot, agent: Agent, ws: Pat
     said = json.loads(init.stdout_lines[-1])
     assert said["code"] == 2 and "AGENTS-HK" not in said["out"], said
     assert "changed since the session started" in said["out"], said
+
+
+# A discobot guard is compared with the snapshot, then run by its path: between the two
+# the agent can put another file there. It moves the hooks directory aside and flips a
+# link in its place between the directory of the start and one whose guard lets all
+# through; one event in ten or so is compared with the first and runs the second.
+FLIP = """
+    import json, os, sys, threading
+    from tests.support.agent_side import call, service_pid
+    ws = sys.argv[1]
+    service_pid()
+    d = os.path.join(ws, ".discobot")
+    os.rename(os.path.join(d, "hooks"), os.path.join(d, "hooks.start"))
+    os.mkdir(os.path.join(d, "hooks.mine"))
+    with open(os.path.join(d, "hooks.start", "10-guard.sh")) as f:
+        text = f.read()
+    mine = os.path.join(d, "hooks.mine", "10-guard.sh")
+    with open(mine, "w") as f:
+        f.write(text.replace("exit 2", "exit 0").replace("GUARD-RAN", "AGENTS-HK"))
+    os.chmod(mine, 0o755)
+    done = threading.Event()
+    def flip():
+        while not done.is_set():
+            for which in ("start", "mine"):
+                os.symlink(f"hooks.{which}", os.path.join(d, "next"))
+                os.rename(os.path.join(d, "next"), os.path.join(d, "hooks"))
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    rm = {"tool_name": "Bash", "tool_input": {"command": "rm -rf /data"}}
+    allowed = 0
+    for _ in range(150):
+        code, answer = call("POST", "/v1/events/pre_tool", rm, timeout=60)
+        allowed += code == 200 and not answer["blocked"]
+    done.set()
+    flipper.join()
+    print(json.dumps({"allowed": allowed}), flush=True)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a discobot guard is compared with the snapshot and then run by its path, which the "
+    "agent can point elsewhere in between; running the bytes compared (a sealed copy) "
+    "changes the script's $0 and where it is: a design decision for the lead"))
+def test_a_guard_cannot_be_swapped_between_its_check_and_its_run(boot, agent: Agent,  # type: ignore[no-untyped-def]
+                                                                 ws: Path) -> None:
+    hook(ws / ".discobot" / "hooks", "10-guard.sh", GUARD, owner=agent, type="pre_tool")
+    init = boot(sys.executable, agent_script(FLIP), str(ws))
+    assert init.wait(timeout=90) == 0, init.stderr[-3000:]
+    assert json.loads(init.stdout_lines[-1])["allowed"] == 0
