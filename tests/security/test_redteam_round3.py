@@ -10,11 +10,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.attack import GIT_ENV, Agent, agent_script, hook
+from tests.support.rules import canary, history, remote_main, run_line, runs, scratch
 
 INITD = [sys.executable, "-m", "initd"]
 
@@ -207,3 +209,37 @@ def test_a_guard_cannot_be_swapped_between_its_check_and_its_run(boot, agent: Ag
     init = boot(sys.executable, agent_script(FLIP), str(ws))
     assert init.wait(timeout=90) == 0, init.stderr[-3000:]
     assert json.loads(init.stdout_lines[-1])["allowed"] == 0
+
+
+# What an if rule does not read by design (docs/claude-code.md): what a file holds, which
+# the line itself may write first, and code of another language. Each works for real.
+FILEBORNE = [
+    ("printf '#!/bin/sh\\nexec rm \"$@\"\\n' > d; chmod +x d; ./d -rf {d}", "Bash(rm *)"),
+    ("cp /bin/rm ./d && ./d -rf {d}", "Bash(rm *)"),
+    ("python3 -c 'import os, sys; os.execvp(\"rm\", [\"rm\", \"-rf\", sys.argv[1]])' {d}",
+     "Bash(rm *)"),
+    ("printf '[alias]\\n\\tp = push\\n' >> .git/config; git p -q -f origin HEAD:main",
+     "Bash(git push *)"),
+]
+
+
+@pytest.fixture
+def base(agent: Agent) -> Iterator[Path]:
+    yield from scratch(agent)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "by design (docs/claude-code.md): a program or git config a line writes and then runs "
+    "is a file, matched by its own name, as a script a command runs; code of another "
+    "language is not read. Running the hook for every program named by a path (./gradlew, "
+    ".venv/bin/pytest) or every interpreter would be the lead's call"))
+@pytest.mark.parametrize(("line", "rule"), FILEBORNE)
+def test_what_a_line_writes_and_runs_is_read(agent: Agent, ws: Path, base: Path, line: str,
+                                             rule: str) -> None:
+    amended = history(agent, ws, base)
+    target = canary(agent, base)
+    attack = line.format(d=target)
+    said = run_line(agent, ws, attack)
+    worked = not target.exists() or remote_main(agent, base) == amended
+    assert worked, f"bash did not run it, so it proves nothing: {said}"
+    assert runs(rule, attack), attack
