@@ -243,3 +243,30 @@ def test_what_a_line_writes_and_runs_is_read(agent: Agent, ws: Path, base: Path,
     worked = not target.exists() or remote_main(agent, base) == amended
     assert worked, f"bash did not run it, so it proves nothing: {said}"
     assert runs(rule, attack), attack
+
+
+# A file hook of the session's start (end of turn) still checks each turn as it was, but it
+# ran as its file is then: the agent that rewrote its last line (exit 1 to exit 0) passed
+# its own check, and the model was never told.
+TURN = """
+    import json, subprocess, sys
+    hook, changed = sys.argv[1], sys.argv[2]
+    subprocess.run(["sed", "-i", "s/exit 1/exit 0/", hook], check=True, timeout=60)
+    with open(changed, "w") as f:
+        f.write("print(1)\\n")
+    out = subprocess.run([sys.executable, "-m", "initd", "turn"], capture_output=True,
+                         text=True, timeout=120)
+    print(json.dumps({"code": out.returncode, "out": out.stdout, "err": out.stderr[-2000:]}),
+          flush=True)
+"""
+
+
+def test_a_file_hook_the_agent_changed_is_its_failure(boot, agent: Agent, ws: Path) -> None:  # type: ignore[no-untyped-def]
+    path = hook(ws / ".discobot" / "hooks", "20-check.sh", 'echo "the check says no"; exit 1',
+                owner=agent, type="file", pattern="*.py")
+    init = boot(sys.executable, agent_script(TURN), str(path), str(ws / "x.py"))
+    assert init.wait(timeout=120) == 0, init.stderr[-3000:]
+    turned = json.loads(init.stdout_lines[-1])
+    assert turned["code"] == 2, turned  # a re-prompt: the check of the start cannot pass
+    assert "20-check" in turned["out"] and "changed since the session started" in \
+        turned["out"], turned
