@@ -19,11 +19,15 @@ Claude Code's managed settings) are root's: read when the service starts.
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 from initd.events import sources
 from initd.hooks import frontmatter, workspacefiles
 from initd.state.snapshot import Snapshot
+
+DIGEST_LIMIT = 2**20  # bytes of a script hashed (hooks/trust.py's SCRIPT_LIMIT: no more runs)
+HASH_BUDGET = 64 * 2**20  # bytes one snapshot hashes; past it, a script cannot be compared
 
 
 def take(workspace: str, home: str) -> Snapshot:
@@ -45,7 +49,23 @@ def take(workspace: str, home: str) -> Snapshot:
             runs = snapshot.record_read(path, frontmatter.HEAD_LIMIT, False, hook)
             if runs is not None and runs != path:  # a link: the file it names, as it was
                 snapshot.record_read(runs, frontmatter.HEAD_LIMIT, False, workspacefiles.read)
+            if runs is not None:  # and the whole script's hash: its body past the head
+                snapshot.record_digest((path, runs), _digest(runs, snapshot))
     return snapshot
+
+
+def _digest(path: str, snapshot: Snapshot | None = None) -> str:
+    """sha256 of the whole file (as ``digest:HEX``), or why it has none: over
+    DIGEST_LIMIT, past the snapshot's budget for hashing, or unreadable."""
+    if snapshot is not None and snapshot.hashed >= HASH_BUDGET:
+        return f"not hashed: the guard snapshot hashes at most {HASH_BUDGET} bytes"
+    try:
+        data, _ = workspacefiles.read(path, DIGEST_LIMIT, whole=True)
+    except OSError as err:
+        return f"not hashed: {err.strerror or err}"
+    if snapshot is not None:
+        snapshot.hashed += len(data)
+    return "digest:" + hashlib.sha256(data).hexdigest()
 
 
 def listing(directory: str) -> tuple[list[str], int]:
@@ -55,14 +75,20 @@ def listing(directory: str) -> tuple[list[str], int]:
 
 def changed(path: str, snapshot: Snapshot) -> str | None:
     """How the discobot script ``path`` differs now from the snapshot's (its head, the
-    bytes its front matter is read from, or its size): "changed", "cannot be read now
-    (why)"; None when it does not."""
+    bytes its front matter is read from, its size, or the hash of all its bytes):
+    "changed", "cannot be read now (why)", "cannot be compared (why)"; None when it
+    does not."""
     with workspacefiles.replaying(snapshot):
         was = _head(path)
     now = _head(path)
-    if now == was:
-        return None
-    return f"cannot be read now ({now})" if isinstance(now, str) else "changed"
+    if now != was:
+        return f"cannot be read now ({now})" if isinstance(now, str) else "changed"
+    if isinstance(now, str):
+        return None  # (unreadable then and now: it fails to run as it did)
+    kept = snapshot.digest(path)
+    if kept is None or not kept.startswith("digest:"):
+        return f"cannot be compared ({kept or 'no hash was taken'})"
+    return None if _digest(path) == kept else "changed"
 
 
 def _head(path: str) -> tuple[int, bytes] | str:

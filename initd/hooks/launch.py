@@ -142,12 +142,14 @@ def record_start(ctx: HookContext, hook: Hook, child: spawn.Child, log: Logger) 
             log.warning("hook status not recorded", status=ctx.store.path, error=str(err))
 
 
-def refuse(hook: Hook, ctx: HookContext, reason: str) -> runner.Result:
+def refuse(hook: Hook, ctx: HookContext, reason: str, fixable: bool = False
+           ) -> runner.Result:
     """A hook initd will not run: a failed result, recorded and logged like any other
-    (never a silent skip)."""
+    (never a silent skip). ``fixable``: a failure the model is told (a file hook the
+    agent changed since the session started), not a refusal a person must act on."""
     ctx.log.warning("hook not run", hook=hook.id, reason=reason)
     out, log_path = new_log(hook, ctx)
-    result = runner.refused(out, log_path, reason)
+    result = runner.refused(out, log_path, reason)._replace(refused=not fixable)
     record(ctx, hook, result, ctx.log)
     return result
 

@@ -165,7 +165,10 @@ def answer(settings: Mapping[str, str], key: str,
     """Root's reply to the hook service's ``trust`` request (its fields checked), from the
     store the service was started with (``settings``: its environment, root's making): a
     stat of the store and a dict look-up (the store is read again only when it changed).
-    With it, for root's log only, why the store could not be read."""
+    With it, for root's log only, why the store could not be read. Only a key of the
+    service's workspace is looked up (the service asks of no other): of any other, a
+    "yes" would confirm the agent's guess of a hook's path and bytes that a person
+    approved anywhere, so it is UNAPPROVED, whatever the store holds."""
     path = settings.get("INITD_TRUST_FILE")
     if settings.get("INITD_TRUST") != "1" or not path:
         return {"trusted": False, "why": "not trusted: root was started without --trust"}, None
@@ -173,4 +176,14 @@ def answer(settings: Mapping[str, str], key: str,
     if trust is None:
         trust = _stores[path] = Trust(path, enforce=True)
     approved, problem = trust.approves(key, digest)
+    approved &= _within(key, settings.get("INITD_WORKSPACE", ""))
     return ({"trusted": True} if approved else {"trusted": False, "why": UNAPPROVED}), problem
+
+
+def _within(key: str, workspace: str) -> bool:
+    """Whether ``key`` (a script's path, or a config file's path then ``#`` and its key)
+    names a file under ``workspace``, as written (no ``..``, no ``//``)."""
+    file = key.partition("#")[0]
+    top = os.path.normpath(workspace) if workspace else ""
+    return bool(top) and os.path.normpath(file) == file and file.startswith(
+        top.rstrip("/") + "/")

@@ -33,6 +33,7 @@ import errno
 import heapq
 import itertools
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
@@ -71,7 +72,7 @@ MAX_NAMES = 1000  # of a hooks directory's names, in order, read as hooks (disco
 SCAN_LIMIT = 100_000  # names listed to find those (a directory the agent filled: bounded)
 _trees: list[Tree] = []
 _refused: dict[str, str] = {}  # path -> the line that names it, in the order found
-_replayed: list[Snapshot] = []  # (replaying: the one in force, if any)
+_replayed = threading.local()  # (replaying: the one in force in this thread, if any)
 
 
 def tree(base: str) -> Tree:
@@ -94,17 +95,21 @@ def guard(*trees: Tree) -> Iterator[None]:
 
 @contextmanager
 def replaying(snapshot: Snapshot) -> Iterator[None]:
-    """Within: what ``snapshot`` covers is answered from it, as it was when taken."""
-    kept = list(_replayed)
-    _replayed[:] = [snapshot]
+    """Within, in this thread: what ``snapshot`` covers is answered from it, as it was
+    when taken. The service loads in several threads at once: one thread's end of it
+    must neither end another's nor leave it in force for the reads of the files as they
+    are now (guardset.changed's)."""
+    kept = getattr(_replayed, "snapshot", None)
+    _replayed.snapshot = snapshot
     try:
         yield
     finally:
-        _replayed[:] = kept
+        _replayed.snapshot = kept
 
 
 def _snapshot(path: str) -> Snapshot | None:
-    return _replayed[0] if _replayed and _replayed[0].covers(path) else None
+    snapshot: Snapshot | None = getattr(_replayed, "snapshot", None)
+    return snapshot if snapshot is not None and snapshot.covers(path) else None
 
 
 def refusals() -> list[str]:

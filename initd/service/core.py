@@ -19,7 +19,7 @@ from initd.config.problems import Problem
 from initd.errors import InitdError
 from initd.events import wiring
 from initd.events.engine import Engine
-from initd.hooks import discovery, filehooks, kinds, message, model, precommit, workspacefiles
+from initd.hooks import filehooks, kinds, message, model, precommit
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
 from initd.hooks.launch import refuse, run_one
@@ -28,7 +28,7 @@ from initd.hooks.model import Hook
 from initd.hooks.status.schema import Status
 from initd.process import runner
 from initd.process.runner import Result
-from initd.service import views
+from initd.service import started, views
 from initd.service.link import LinkDown, SupervisorLink
 from initd.state.idempotency import digest
 from initd.state.journal import LOST, Entry, Journal, Unkept, once
@@ -67,13 +67,7 @@ class HookService:
         """Re-read on every call, hooks added since are picked up at once; and every file
         hook of the session's start (its guard snapshot) is there as it was then: one the
         agent removed, or made another kind, still runs (invariant 15)."""
-        live = discovery.for_workspace(self.ctx.workspace, self.image_dir)
-        with workspacefiles.replaying(self.events.cache.guards):
-            started = discovery.for_workspace(self.ctx.workspace, self.image_dir)
-        kept = {h.id: h for h in started.hooks if h.type == "file"}
-        hooks = [h for h in live.hooks if h.id not in kept] + list(kept.values())
-        hooks.sort(key=lambda h: (h.directory != self.image_dir, os.path.basename(h.path)))
-        return live._replace(hooks=tuple(hooks))
+        return started.discover(self.ctx.workspace, self.image_dir, self.events.cache.guards)
 
     def status(self) -> Status:
         return self.ctx.store.read()
@@ -102,9 +96,10 @@ class HookService:
                 self._cancel = threading.Event()
                 found = self.discover()
                 self._refresh_precommit(found)
+                gate = started.checked(None if entry is None else self._gate(entry),
+                                       self.events.cache.guards, self.ctx)
                 evaluation = filehooks.evaluate(found.hooks, self.ctx, cancel=self._cancel,
-                                                gate=None if entry is None else
-                                                self._gate(entry))
+                                                gate=gate)
                 answer = {**self._answer(evaluation, entry),
                           "problems": self._unread(found)}
             finally:
@@ -260,7 +255,9 @@ class HookService:
         if not self._lock.acquire(blocking=False):
             raise Busy
         try:
-            result = (filehooks.run_on_dirty(hook, self.ctx) if hook.type == "file"
+            why = started.changed(hook, self.events.cache.guards)
+            result = (refuse(hook, self.ctx, why, fixable=True) if why is not None else
+                      filehooks.run_on_dirty(hook, self.ctx) if hook.type == "file"
                       else run_one(hook, self.ctx))
         finally:
             self._lock.release()

@@ -42,6 +42,7 @@ class Snapshot:
         self.failed = failed
         self.covered = frozenset(covered)  # what a failed one stands in for
         self.kept = 0
+        self.hashed = 0  # bytes hashed for digests (guardset's budget)
 
     # --- taking it
 
@@ -69,6 +70,18 @@ class Snapshot:
                                               for n in ("", "_ns") for t in "amc")],
                             "runs": runs[0] if runs else path}
         return str(runs[0]) if runs else path
+
+    def record_digest(self, paths: tuple[str, ...], digest: str) -> None:
+        """A script's whole hash (``digest:HEX``, or why there is none), kept beside the
+        reads of ``paths`` (a hook, and the file its link names)."""
+        for path in paths:
+            if path in self.files:
+                self.files[path]["digest"] = digest
+
+    def digest(self, path: str) -> str | None:
+        """The hash ``record_digest`` kept for ``path``; None when none was."""
+        found = self.files.get(path, {}).get("digest")
+        return found if isinstance(found, str) else None
 
     def record_names(self, directory: str,
                      names: Callable[[str], tuple[list[str], int]]) -> None:

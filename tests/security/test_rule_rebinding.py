@@ -81,6 +81,19 @@ EVALUATED = [
     "X='a[$(rm -rf {d})]'; arr=([X]=1)", "X='a[$(rm -rf {d})]'; printf -v 'arr[X]' 1",
     "X='a[$(rm -rf {d})]'; declare 'arr[X]=1'", "X='a[$(rm -rf {d})]'; test -v 'arr[X]'",
     "X='a[$(rm -rf {d})]'; read 'arr[X]' <<< 1", "X='a[$(rm -rf {d})]'; echo $[X]",
+    # bash's own integers (`declare -p OPTIND`: declare -i): what is assigned is evaluated
+    # (the third red-team round; each failed before: the line named no evaluation)
+    "OPTIND='a[$(rm -rf {d})]'", "RANDOM='a[$(rm -rf {d})]'", "SRANDOM='a[$(rm -rf {d})]'",
+    "HISTCMD='a[$(rm -rf {d})]'", "X='a[$(rm -rf {d})]'; OPTIND=X",
+    "read OPTIND <<< 'a[$(rm -rf {d})]'", "printf -v RANDOM %s 'a[$(rm -rf {d})]'",
+    "export OPTIND='a[$(rm -rf {d})]'", "mapfile -t OPTIND <<< 'a[$(rm -rf {d})]'",
+    "for OPTIND in 'a[$(rm -rf {d})]'; do :; done", "OPTIND[0]='a[$(rm -rf {d})]'",
+    # let and declare -i behind builtin, command, time or coproc (the grammar reads a
+    # plain command there; each failed before)
+    "builtin let 'a[$(rm -rf {d})]'", "command let 'a[$(rm -rf {d})]'",
+    "time let 'a[$(rm -rf {d})]'", "coproc let 'a[$(rm -rf {d})]'",
+    "X='a[$(rm -rf {d})]'; builtin let Y=X", "builtin declare -i X; X='a[$(rm -rf {d})]'",
+    "command typeset -i X='a[$(rm -rf {d})]'", "builtin declare -ai A; A[0]='a[$(rm -rf {d})]'",
 ]
 # what `hash -p` can name besides rm: the guard on `git push` (the remote is rewritten)
 PUSHES = ["hash -p /usr/bin/git g; g push -q --force origin HEAD:main"]
@@ -180,7 +193,9 @@ ORDINARY = [
     "x=${1:-abc}; echo \"${x:0:2}\"", "[[ -v HOME ]] && echo ok", "declare -i n=5; n+=1",
     "git commit -m 'use $(foo) here'", "echo $(( $# + 1 ))",
     "arr=([0]=a [1]=b); echo \"${arr[1]}\"", "declare -A m=([k]=v); echo \"${m[k]}\"",
-    "printf -v 'arr[0]' x",
+    "printf -v 'arr[0]' x", "f() { local OPTIND opt; while getopts ab opt; do :; done; }",
+    "OPTIND=1", "x=$((RANDOM % 10))", "SECONDS=0; make; echo $SECONDS",
+    "f() { local -i n=0; n+=1; }; f", "builtin cd /tmp && command -v let",
 ]
 # rebinding, whatever the names: the hook runs (writing PATH is a rebinding)
 REBINDING = ["export PATH=\"$HOME/bin:$PATH\"", "PATH=/tmp/x ls", "set -o posix",

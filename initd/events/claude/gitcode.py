@@ -190,6 +190,8 @@ def _command(name: str | None, args: Words, found: Code) -> None:
         raise Unknown  # git -C x $CMD …
     if name == "config":
         found.strings.extend(_config_command(args))
+    elif name in PUSHING:  # git send-pack --force DIR main: a force push by another name
+        found.commands.append((("git",), ("push",), *args))
     elif name in ("submodule", "bisect"):
         verb = "foreach" if name == "submodule" else "run"
         at = next((i for i, w in enumerate(args) if not prefix(w).startswith("-")), len(args))
@@ -242,6 +244,7 @@ def _values(args: Words, long: tuple[str, ...], short: str) -> list[Word]:
     return found
 
 
+PUSHING = {"send-pack", "http-push"}  # git's pushes of plumbing: each is a git push
 CONFIG_VALUED = {"-f", "--file", "--blob", "--type", "--default", "--comment"}
 CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
                 "--get-colorbool", "--unset", "--unset-all", "--remove-section", "-l",

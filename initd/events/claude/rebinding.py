@@ -39,6 +39,11 @@ LOOKUP = frozenset({
     "POSIXLY_CORRECT", "BASH_COMPAT", "SHELLOPTS", "BASHOPTS",  # modes: aliases, order
     "BASH_ENV", "ENV", "BASH_LOADABLES_PATH",  # files run (or loaded) as code
     "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND"})  # expanded, $(…) and all
+# bash's own variables with the integer attribute (`declare -p` in bash 5.2): a value
+# assigned to one is evaluated as arithmetic, as under `declare -i` (OPTIND='a[$(…)]'
+# runs the command in the subscript)
+INTEGERS = frozenset({"BASHPID", "HISTCMD", "MAILCHECK", "OPTIND", "RANDOM", "SECONDS",
+                      "SRANDOM"})
 # set -o: all inert for names but these (posix: aliases in a script, special builtins
 # before functions; keyword: assignments anywhere; history, histexpand: !-expansion)
 SET = {"allexport": "a", "braceexpand": "B", "emacs": "", "errexit": "e", "errtrace": "E",
@@ -113,13 +118,14 @@ def _options(args: Words, takes: str) -> tuple[list[tuple[str, Word]], Words]:
 def tainted(bound: list[Bound], evaluated: frozenset[str]) -> bool:
     """Whether bash may evaluate, as an expression, a value the line sets that can carry
     a command (``X='a[$(rm …)]'; echo $((X))``): a value known only when it runs, or one
-    with ``$(`` or a backtick, in a variable evaluated (or named by one evaluated)."""
+    with ``$(`` or a backtick, in a variable evaluated (or named by one evaluated), bash's
+    own integers (INTEGERS) included."""
     values: dict[str, list[Word | None]] = {}
     for name, value in bound:
         values.setdefault(str(name), []).append(value)
     if "@" in evaluated:
         return True  # $1 evaluated: set by `set --` or a caller, with any value
-    todo, seen = list(evaluated), set()
+    todo, seen = [*evaluated, *INTEGERS], set()
     while todo:
         name = todo.pop()
         if name in seen:
@@ -160,11 +166,19 @@ def _declare(args: Words) -> list[Bound]:
     options, operands = _options(args, "")
     if any(letter in ("-n", "+n") for letter, _ in options):
         raise Unknown  # a nameref: every later use of the name is another variable's
-    return [assignment(word) for word in operands]
+    return [_declared(word) for word in operands]
 
 
 def _export(args: Words) -> list[Bound]:  # export -n un-exports: not a nameref
-    return [assignment(word) for word in _options(args, "")[1]]
+    return [_declared(word) for word in _options(args, "")[1]]
+
+
+def _declared(word: Word) -> Bound:
+    """What ``declare``, ``local`` or ``export`` sets: a name with ``=``, its value; a bare
+    name, no value of the line's (``local OPTIND``: unset; ``export X``: as it was)."""
+    name, value = assignment(word)
+    bare = value is None and name is not None and "=" not in str(literal(word))
+    return (name, ("",)) if bare else (name, value)
 
 
 def _read(args: Words) -> list[Bound]:

@@ -29,7 +29,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, NamedTuple
 
-from initd.events.claude.words import QUOTED, Bound, Word, literal, text, word
+from initd.events.claude.words import QUOTED, Bound, Word, evaluates, literal, text, word
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -157,7 +157,7 @@ def _evaluates(node: Node, data: bytes, found: list[tuple[int, tuple[Word, ...]]
         operator = node.child_by_field_name("operator")
         return operator is not None and text(operator, data) in ARITHMETIC_TESTS | {"-v"}
     if kind == "command" and found and found[-1][0] == node.start_byte:
-        return found[-1][1][:1] == (("let",),)
+        return evaluates(found[-1][1])  # let, or a wrapped declare -i
     if kind == "declaration_command":
         return any(c.type == "word" and text(c, data).startswith("-") and
                    "i" in text(c, data) for c in node.children)

@@ -29,6 +29,22 @@ class Unknown(Exception):
     """What runs is known only when the shell runs it."""
 
 
+WRAPPING = {"builtin", "command", "time", "coproc", "!", "-p", "--"}  # before a builtin
+DECLARING = {"declare", "typeset", "local"}
+
+
+def evaluates(command: tuple[Word, ...]) -> bool:
+    """Whether a simple command has bash evaluate its words as expressions: ``let``, and
+    ``declare -i`` (typeset, local), also behind ``builtin``, ``command``, ``time`` or
+    ``coproc``, where the grammar reads a plain command (``builtin let 'a[$(rm …)]'``
+    runs rm; ``command declare -i X`` makes every value of X one)."""
+    texts = [literal(word) for word in command]
+    while texts and texts[0] in WRAPPING:
+        texts = texts[1:]
+    return bool(texts) and (texts[0] == "let" or (texts[0] in DECLARING and any(
+        text is not None and text.startswith("-") and "i" in text for text in texts[1:])))
+
+
 def literal(word: Word) -> str | None:
     """The word's text, or None when part of it is known only when the shell runs it."""
     return None if HOLE in word else "".join(s for s in word if s is not None)

@@ -3,9 +3,10 @@
 
 Claude Code strips ``timeout``, ``time``, ``nice``, ``nohup``, ``stdbuf``, ``command``,
 ``builtin``, ``noglob`` and bare ``xargs`` before matching; initd strips those (with
-their options, as getopt reads them) and the others in WRAPPERS, follows
-``find -exec``, and also tries a command's program without its directory
-(``/bin/rm`` is tested as ``rm`` too). A guard only runs more often for it.
+their options, as getopt reads them) and the others in programs.WRAPPERS, reads the
+code ``watch`` and ``flock -c`` give a shell, follows ``find -exec``, and also tries a
+command's program without its directory (``/bin/rm`` is tested as ``rm`` too, and git's
+dashed ``…/git-push`` as ``git push``). A guard only runs more often for it.
 
 None (the rule matches: fail closed) when what runs is known only when the shell runs it:
 a program name it computes (``$CMD``, ``$(…)``, a glob), code in a string or on standard
@@ -21,40 +22,13 @@ from __future__ import annotations
 
 import functools
 
-from initd.events.claude import gitcode, rebinding, shellwords
+from initd.events.claude import gitcode, programs, rebinding, shellwords
 from initd.events.claude.wildcards import HOLE, Segment
 from initd.events.claude.words import Bound, Unknown, Word, literal, prefix
 
 WRAP_LIMIT = 16  # wrappers in front of one command
 CODE_LIMIT = 8  # strings of code inside strings of code
 Words = tuple[Word, ...]
-# program: (short options taking a value, long options taking a value, operands before
-# the command). Every one stops at its first operand (getopt's "+").
-WRAPPERS: dict[str, tuple[str, tuple[str, ...], int]] = {
-    "builtin": ("", (), 0), "command": ("", (), 0), "noglob": ("", (), 0),
-    "nohup": ("", (), 0), "coproc": ("", (), 0), "busybox": ("", (), 0),
-    "unbuffer": ("", (), 0), "setsid": ("", (), 0), "exec": ("a", (), 0),
-    "!": ("", (), 0),  # `! ! rm`: the grammar reads the second ! as a program
-    "time": ("fo", ("--format", "--output"), 0),
-    "timeout": ("ks", ("--kill-after", "--signal"), 1),
-    "nice": ("n", ("--adjustment",), 0),
-    "stdbuf": ("ioe", ("--input", "--output", "--error"), 0),
-    "env": ("uCS", ("--unset", "--chdir", "--split-string"), 0),
-    "xargs": ("adEILnPs", ("--arg-file", "--delimiter", "--max-lines", "--max-args",
-                          "--max-procs", "--max-chars", "--process-slot-var"), 0),
-    "sudo": ("CDghpRrTtUu", ("--close-from", "--chdir", "--group", "--host", "--prompt",
-                             "--chroot", "--role", "--command-timeout", "--type",
-                             "--other-user", "--user"), 0),
-    "doas": ("Cu", (), 0),
-    "ionice": ("cnpPu", ("--class", "--classdata", "--pid", "--pgid", "--uid"), 0),
-    "watch": ("n", ("--interval",), 0),
-    "flock": ("Ew", ("--conflict-exit-code", "--timeout", "--wait"), 1),
-    "chrt": ("", (), 1), "taskset": ("", (), 1),
-    "chroot": ("", ("--userspec", "--groups"), 1),
-    "strace": ("abeEIoOpPsSuX", ("--output",), 0),
-}
-SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash"}
-ALWAYS_CODE = {"su", "runuser", "script", "parallel"}  # a string, or a shell
 ASSIGNING = ("env", "sudo", "!", "time", "coproc")  # VAR=value words before the command
 FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 
@@ -92,7 +66,11 @@ def texts(words: Words, depth: int = 0, nested: int = 0,
         program = base or name or ""
         if program in shellwords.RESERVED:
             raise Unknown  # `! ! case …`: a compound command the grammar read as words
+        if program.startswith("git-") and program[4:]:  # git's own, by its dashed name:
+            words = (("git",), (program[4:],), *words[1:])  # /usr/lib/git-core/git-push
+            continue
         _code(program, words[1:])
+        found += _strings(programs.shell_string(program, words[1:]), nested)
         code = gitcode.strings(program, words[1:])
         sets = rebinding.check(program, words[1:])
         bound += sets
@@ -139,9 +117,9 @@ def _name(word: Word) -> tuple[str | None, str | None]:
 
 def _code(program: str, args: Words) -> None:
     """Unknown for a program that runs shell code from a string or its standard input."""
-    if program in ALWAYS_CODE:
+    if program in programs.ALWAYS_CODE:
         raise Unknown
-    if program not in SHELLS:
+    if program not in programs.SHELLS:
         return
     at = 0
     while at < len(args):
@@ -172,25 +150,13 @@ def _unwrap(program: str, args: Words) -> tuple[Words, Words]:
     """What the wrapper ``program`` runs, after its options and operands, and the
     assignments it makes for it; () if it is not a wrapper (or runs nothing:
     ``command -v rm``)."""
-    spec = WRAPPERS.get(program)
+    spec = programs.WRAPPERS.get(program)
     if spec is None:
         return (), ()
-    short, long, operands = spec
-    at = 0
-    while at < len(args):
-        word = literal(args[at])
-        if word is None:
-            raise Unknown  # an option or the command, known only when it runs
-        if word == "--":
-            at += 1
-            break
-        if not word.startswith("-") or (word == "-" and program != "env"):
-            break
-        if program == "command" and word in ("-v", "-V"):
-            return (), ()  # a query: runs nothing
-        if program == "env" and _splits(word):
-            raise Unknown  # env -S 'rm -rf x': a string split into a command
-        at += 1 + _takes_value(word, short, long)
+    operands = spec[2]
+    at = programs.past_options(program, args, 0)
+    if at < 0:
+        return (), ()  # a query: runs nothing
     while program == "time" and at < len(args) and literal(args[at]) == "!":
         at += 1  # `time ! rm`: bash's keyword times a pipeline, negated or not
     # env's and sudo's assignments; and a command's own after the keywords !, time and
@@ -198,26 +164,12 @@ def _unwrap(program: str, args: Words) -> tuple[Words, Words]:
     start = at
     while program in ASSIGNING and at < len(args) and _assignment(args[at], program):
         at += 1
-    return args[at + operands:], args[start:at]
-
-
-def _splits(option: str) -> bool:
-    """env's -S (--split-string, or any prefix of it getopt_long takes)."""
-    if option.startswith("--"):
-        name = option.partition("=")[0]
-        return len(name) > 2 and "--split-string".startswith(name)
-    return "S" in option[1:]
-
-
-def _takes_value(word: str, short: str, long: tuple[str, ...]) -> int:
-    """1 when the option ``word`` takes the next word as its value (``-k 5``,
-    ``--signal KILL``, getopt_long's unique prefix ``--sig KILL``), else 0."""
-    if word.startswith("--"):
-        return int("=" not in word and any(opt.startswith(word) for opt in long))
-    for at, char in enumerate(word[1:], 1):
-        if char in short:
-            return int(at == len(word) - 1)  # -kKILL carries its value
-    return 0
+    runs = args[at + operands:]
+    if program == "setarch" and at < len(args):  # setarch ARCH [options] PROGRAM
+        runs = runs[max(0, programs.past_options(program, runs, 0)):]
+    if not runs and program in programs.SHELL_IF_NONE:
+        raise Unknown  # `… | unshare -r`: a shell, reading its standard input
+    return runs, args[start:at]
 
 
 def _assignment(word: Word, program: str) -> bool:
