@@ -200,9 +200,11 @@ FLIP = """
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "a discobot guard is compared with the snapshot and then run by its path, which the "
-    "agent can point elsewhere in between; running the bytes compared (a sealed copy) "
-    "changes the script's $0 and where it is: a design decision for the lead"))
+    "a decision (docs/security.md, 'What the agent's own side decides'): a discobot guard "
+    "is compared with the snapshot, then run by its path, which an agent racing its own "
+    "guard can point elsewhere in between. Guards are for an agent that errs; the "
+    "snapshot stops its rewrite, not a race. Running a sealed copy instead would change "
+    "every discobot script's $0 and where it runs from"))
 def test_a_guard_cannot_be_swapped_between_its_check_and_its_run(boot, agent: Agent,  # type: ignore[no-untyped-def]
                                                                  ws: Path) -> None:
     hook(ws / ".discobot" / "hooks", "10-guard.sh", GUARD, owner=agent, type="pre_tool")
@@ -231,8 +233,9 @@ def base(agent: Agent) -> Iterator[Path]:
 @pytest.mark.xfail(strict=True, reason=(
     "by design (docs/claude-code.md): a program or git config a line writes and then runs "
     "is a file, matched by its own name, as a script a command runs; code of another "
-    "language is not read. Running the hook for every program named by a path (./gradlew, "
-    ".venv/bin/pytest) or every interpreter would be the lead's call"))
+    "language is not read (as Claude Code's permissions page says of Bash rules). Running "
+    "the hook for every program named by a path (./gradlew, .venv/bin/pytest) or every "
+    "interpreter would make a Bash rule match nearly every line: decided against"))
 @pytest.mark.parametrize(("line", "rule"), FILEBORNE)
 def test_what_a_line_writes_and_runs_is_read(agent: Agent, ws: Path, base: Path, line: str,
                                              rule: str) -> None:
