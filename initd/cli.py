@@ -86,7 +86,8 @@ VERB_FUNCTIONS = {"hooks": ("hooks", "main"), "precommit": ("precommit", "main")
                   "service": ("service", "main"), "status": ("status", "status"),
                   "health": ("health", "health"), "ready": ("health", "ready"),
                   "turn": ("turn", "turn"), "emit": ("emit", "emit"),
-                  "sessions": ("sessions", "sessions"), "config": ("config", "config")}
+                  "sessions": ("sessions", "sessions"), "config": ("config", "config"),
+                  "shim": ("shim", "shim")}
 
 
 def _verb(argv: list[str]) -> int:

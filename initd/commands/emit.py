@@ -30,19 +30,14 @@ def emit(argv: Sequence[str]) -> int:
     """``initd emit EVENT [--data JSON|-]``: fire a lifecycle event; print the outcome.
     Exit 0, 2 when it is blocked (the reason on stderr), 3 when a hook aborted it (or
     said ``continue: false``: the agent stops)."""
-    p = Parser(prog="initd emit", description="Fire a lifecycle event (pre_tool, "
-               "after_turn, PreExecutionStart, on_iteration_complete, …) and print what its "
-               "hooks decided. Exit 2 when blocked (or denied, or a blockable event's "
-               "hooks could not be asked), 3 when aborted (or a Claude Code hook said "
-               "continue: false).")
-    p.add_argument("event")
-    p.add_argument("--data", metavar="JSON", default="{}",
-                   help="the event's payload as a JSON object, or - to read it from stdin")
-    p.add_argument("--id", metavar="KEY", help="the event's Idempotency-Key: sent again "
-                   "with the same key, its hooks do not run again (default: a new one, "
-                   "and the event is sent again if the service dies while it runs)")
-    socket_option(p)
-    args = p.parse_args(argv)
+    args = _parser().parse_args(argv)
+    if args.agent is not None:
+        from initd.commands.emitfrom import emit_from
+
+        key = None if args.id is None else client.checked_key(args.id, "--id")
+        return emit_from(args.agent, args.event, args.socket, key)
+    if args.event is None:
+        raise UsageError("the event's name is required (or --from AGENT)")
     event = kinds.resolve(args.event)
     blockable = event is not None and event.blockable
     text = sys.stdin.read() if args.data == "-" else args.data
@@ -81,6 +76,26 @@ def emit(argv: Sequence[str]) -> int:
         print(f"initd: blocked: {answer.get('reason')}", file=sys.stderr)
         return 2
     return 3 if answer.get("aborted") else 0
+
+
+def _parser() -> Parser:
+    p = Parser(prog="initd emit", description="Fire a lifecycle event (pre_tool, "
+               "after_turn, PreExecutionStart, on_iteration_complete, …) and print what its "
+               "hooks decided. Exit 2 when blocked (or denied, or a blockable event's "
+               "hooks could not be asked), 3 when aborted (or a Claude Code hook said "
+               "continue: false).")
+    p.add_argument("event", nargs="?")
+    p.add_argument("--data", metavar="JSON", default="{}",
+                   help="the event's payload as a JSON object, or - to read it from stdin")
+    p.add_argument("--from", dest="agent", metavar="AGENT",
+                   help="the payload is AGENT's own hook input, on stdin (claude, codex, "
+                   "gemini, cursor, vscode): its event is the one it names, and the answer "
+                   "is a hook's of that agent (initd shim AGENT prints the config)")
+    p.add_argument("--id", metavar="KEY", help="the event's Idempotency-Key: sent again "
+                   "with the same key, its hooks do not run again (default: a new one, "
+                   "and the event is sent again if the service dies while it runs)")
+    socket_option(p)
+    return p
 
 
 def _blocked(why: str) -> int:

@@ -10,6 +10,8 @@ result means (``verdict``), and answers two questions of its rules:
   variable in their environment, and a Stop's input says ``stop_hook_active``: Claude
   Code's;
 
+and, when its agent calls hooks, how that agent calls initd (``wire``: events/wire.py).
+
 ``InitdRules`` is what the formats without rules of their own share. The registry, in the
 order hooks run, is dialects/__init__.py's DIALECTS.
 """
@@ -22,6 +24,7 @@ from initd.events.actions import ActionResult, Call
 from initd.events.loading import Collected
 from initd.events.model import DialectName, EventHook
 from initd.events.verdict import Meaning, Verdict, initd_verdict
+from initd.events.wire import Wire
 from initd.hooks.kinds import Event
 
 
@@ -37,6 +40,7 @@ class Dialect(Meaning, Protocol):
     name: DialectName
     title: str  # the format's own name, for people: "Claude Code"
     stdin_only: bool
+    wire: Wire | None  # how its agent calls initd (initd emit --from NAME), if it does
 
     def load(self, where: Where) -> Collected:
         """Its hooks, and a problem (and a stand-in) for each one that did not load."""
@@ -55,6 +59,7 @@ class InitdRules:
 
     together = False
     stdin_only = False
+    wire: Wire | None = None
 
     def stdin(self, call: Call) -> dict[str, Any]:
         return initd_input(call, call.event)

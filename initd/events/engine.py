@@ -50,6 +50,7 @@ from initd.events.model import EventHook
 from initd.events.records import Sessions
 from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
+from initd.events.wire import Origin
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
 from initd.state import jsonview
@@ -77,6 +78,7 @@ class Outcome(NamedTuple):
     stop_reason: str | None = None  # for the user, with continue: false
     system_message: str | None = None  # for the user
     updated_input: dict[str, Any] | None = None  # PreToolUse: the tool's input to use
+    updated_output: Any = None  # PostToolUse: what the model sees of the tool's output
 
     def as_json(self) -> dict[str, Any]:
         """The outcome in initd's one JSON casing (the API's, the session record's)."""
@@ -93,10 +95,13 @@ class Engine:
         self.stops = StopLoop(ctx.state_dir, ctx.log)  # Stops blocked in a row
 
     def fire(self, name: str, payload: dict[str, Any],
-             cancel: threading.Event | None = None, journal: Entry | None = None) -> Outcome:
+             cancel: threading.Event | None = None, journal: Entry | None = None,
+             origin: Origin | None = None) -> Outcome:
         """Run the event's hooks. With a ``journal`` (the request's, initd/state/journal/), a
         hook an earlier delivery of the same request fired is not run again: its recorded
-        result counts (or, never recorded, it is reported as interrupted)."""
+        result counts (or, never recorded, it is reported as interrupted). With an
+        ``origin`` (an agent's own payload, read by its wire), each hook of a format reads
+        the event in its own agent's shape (its Dialect's ``stdin``)."""
         event = kinds.resolve(name)
         if event is None:
             raise UnknownEvent(f"no event {name!r} (known: {kinds.known()})")
@@ -127,7 +132,7 @@ class Engine:
             dialect = DIALECTS[hook.dialect]
             if dialect.together and (hook.wait or id(hook) in refused):
                 ready = None if id(hook) in refused else self._prepare(
-                    hook, event, said, own, state, found.pipelines, cancel)
+                    hook, event, said, own, state, found.pipelines, cancel, origin)
                 together += [(hook, *ready)] if ready is not None else [
                     (hook, None, refused[id(hook)])] if id(hook) in refused else []
                 continue
@@ -138,7 +143,7 @@ class Engine:
             given, names = (said, own) if dialect.stdin_only else (payload, table)
             for file in files_for(hook, given):
                 self._one(hook, event, given if file is None else {**given, "file": file},
-                          names, state, found.pipelines, cancel, journal)
+                          names, state, found.pipelines, cancel, journal, origin)
                 if state.stopped:
                     break
         self._together(together, event, own, state, journal)
@@ -201,8 +206,9 @@ class Engine:
 
     def _one(self, hook: EventHook, event: Event, payload: dict[str, Any],
              table: dict[str, Any], state: Tally, pipelines: dict[str, dict[str, Any]],
-             cancel: threading.Event | None, journal: Entry | None = None) -> None:
-        ready = self._prepare(hook, event, payload, table, state, pipelines, cancel)
+             cancel: threading.Event | None, journal: Entry | None = None,
+             origin: Origin | None = None) -> None:
+        ready = self._prepare(hook, event, payload, table, state, pipelines, cancel, origin)
         if ready is None:
             return
         call, step = ready
@@ -218,7 +224,8 @@ class Engine:
 
     def _prepare(self, hook: EventHook, event: Event, payload: dict[str, Any],
                  table: dict[str, Any], state: Tally, pipelines: dict[str, dict[str, Any]],
-                 cancel: threading.Event | None) -> tuple[Call, str] | None:
+                 cancel: threading.Event | None, origin: Origin | None = None
+                 ) -> tuple[Call, str] | None:
         """The hook's call and its journal step, or None when its filters or ``when`` skip
         it (a ``when`` that cannot be evaluated is its error, in ``state``)."""
         if not applies(hook, payload):
@@ -229,7 +236,7 @@ class Engine:
                     account=self.ctx.account,
                     grace=self.ctx.grace, cancel=cancel, pipelines=pipelines,
                     log=self.ctx.log, limits=hook.limits.over(self.ctx.limits), stdin={},
-                    guards=self.cache.guards)
+                    guards=self.cache.guards, origin=origin)
         call = call._replace(stdin=DIALECTS[hook.dialect].stdin(call))
         if hook.when is not None:
             try:

@@ -11,7 +11,7 @@ from initd.config.fields import Fields
 from initd.config.problems import WARNING, LoadError, Problem
 from initd.errors import shown
 from initd.events import conditions, model
-from initd.events.model import DialectName
+from initd.events.model import DISCOBOT, DialectName
 from initd.events.sources import CONFIG_LIMIT
 from initd.hooks import kinds
 
@@ -98,7 +98,7 @@ class Collected:
     """What loading found: hooks, problems (one per broken hook or file), the stand-ins
     of the hooks that did not load, and the child pipelines ``spawn`` may name."""
 
-    def __init__(self, dialect: DialectName = DialectName.DISCOBOT) -> None:
+    def __init__(self, dialect: DialectName = DISCOBOT) -> None:
         self.dialect = dialect
         self.hooks: list[model.EventHook] = []
         self.problems: list[Problem] = []

@@ -4,7 +4,6 @@ themselves (names, aliases, which may be blocked) are in initd/hooks/kinds.py.
 
 from __future__ import annotations
 
-import enum
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from initd.process.limits import NONE as NO_LIMITS
@@ -15,16 +14,10 @@ if TYPE_CHECKING:
     from initd.events.conditions import Condition
 
 
-class DialectName(enum.StrEnum):
-    """The hook formats initd reads, in the order their hooks run (each a Dialect:
-    events/dialect.py); the value is the name every answer and listing shows."""
-
-    DISCOBOT = "discobot"
-    ITERATR = "iteratr"
-    NYZHI = "nyzhi"
-    AUTOAGENT = "autoagent"
-    PIPELINES = "pipelines"
-    CLAUDE = "claude"
+# A hook format's name, as every answer and listing shows it: the key of its Dialect in
+# the one registry (events/dialects/__init__.py's DIALECTS, in the order hooks run)
+DialectName: TypeAlias = str
+DISCOBOT = "discobot"  # initd's own format: the default of a hook made by initd
 
 
 # What each action does, its own fields (a tagged union: the class is the tag). The
@@ -168,7 +161,7 @@ class StandIn(NamedTuple):
     source: str  # the file, or the directory not read whole
     reason: str  # the load error, naming the file (and the hook, the key)
     event: str = BLOCKABLE  # the event it names; BLOCKABLE or EVERY when not one
-    dialect: DialectName = DialectName.DISCOBOT
+    dialect: DialectName = DISCOBOT
 
     def concerns(self, event: str, blockable: bool) -> bool:
         return self.event in (event, EVERY) or (self.event == BLOCKABLE and blockable)

@@ -8,7 +8,7 @@ an error result with ``on_error: deny``: it blocks a blockable event."""
 from __future__ import annotations
 
 from initd.config.log import Logger
-from initd.events.model import EVERY, DialectName, EventHook, Script, StandIn
+from initd.events.model import DISCOBOT, EVERY, EventHook, Script, StandIn
 from initd.events.verdict import Tally
 from initd.hooks.kinds import Event
 
@@ -45,7 +45,7 @@ def _hook(stand_in: StandIn, event: Event) -> EventHook:
 
 def payload(event: Event) -> EventHook:
     """The event's hooks, none of which ran: its payload could not be taken."""
-    return EventHook(event=event.name, dialect=DialectName.DISCOBOT, source="(the event's payload)",
+    return EventHook(event=event.name, dialect=DISCOBOT, source="(the event's payload)",
                      key="(not taken)", label=f"the hooks of {event.name}",
                      spec=Script("(payload)", "payload"), timeout=0, wait=True,
                      on_error="deny")

@@ -42,6 +42,7 @@ class Verdict(NamedTuple):
     updated_input: dict[str, Any] | None = None
     suppress: bool = False
     status: Status | None = None  # ERROR: its answer could not be read (answers.py)
+    updated_output: Any = None  # what the model sees of the tool's output (a post_tool)
 
 
 class HookResult(NamedTuple):
@@ -132,6 +133,7 @@ class Tally:
         self.keep_going: bool | None = None  # continue
         self.stop_reason: str | None = None
         self.updated_input: dict[str, Any] | None = None
+        self.updated_output: Any = None
 
     @property
     def stopped(self) -> bool:
@@ -184,6 +186,8 @@ class Tally:
         self.messages += [said.system_message] if said.system_message else []
         if said.updated_input is not None:
             self.updated_input = said.updated_input
+        if said.updated_output is not None:
+            self.updated_output = said.updated_output
         if said.continue_ is False and self.keep_going is not False:
             self.keep_going, self.stop_reason = False, said.stop_reason
             if self._halted() and self.blocked:  # the Stop happens: nothing is blocked
@@ -203,7 +207,7 @@ class Tally:
                     additional_context="\n".join(self.contexts) or None,
                     continue_=self.keep_going, stop_reason=self.stop_reason,
                     system_message="\n".join(self.messages) or None,
-                    updated_input=self.updated_input)
+                    updated_input=self.updated_input, updated_output=self.updated_output)
 
 
 HALTED = "continue: false (a Claude Code hook's) wins: the agent stops, nothing is blocked"

@@ -56,6 +56,29 @@ EVENTS = (
     Event("subagent_stop", (), True),
     Event("pre_compact", (), True),  # exit 2 or decision: block "Blocks compaction"
     Event("notification", (), False),
+    # Claude Code's events of its current reference (2.1.x): a block where it says one
+    # stops the action (a permission denied, a task not created, a config change refused)
+    Event("setup", (), False),
+    Event("instructions_loaded", (), False),
+    Event("user_prompt_expansion", (), True),
+    Event("permission_request", (), True),
+    Event("permission_denied", (), False),
+    Event("post_tool_batch", (), True),
+    Event("subagent_start", (), False),
+    Event("task_created", (), True),
+    Event("stop_failure", (), False),
+    Event("post_compact", (), False),
+    Event("elicitation", (), True),
+    Event("elicitation_result", (), True),
+    Event("config_change", (), True),
+    Event("worktree_create", (), True),
+    Event("worktree_remove", (), False),
+    Event("cwd_changed", (), False),
+    Event("file_changed", (), False),
+    # Gemini CLI's events of the model's own loop, which no other agent has
+    Event("before_model", (), True),
+    Event("after_model", (), True),
+    Event("before_tool_selection", (), False),
 )
 BY_NAME = {alias: event for event in EVENTS for alias in (event.name, *event.aliases)}
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from initd.events.engine import UnknownEvent
+from initd.events.wire import Wire, WireError
 from initd.hooks.changes import NotARepository
 from initd.hooks.truststore import KEY_LIMIT, well_formed
 from initd.http.server import REASONS
@@ -151,17 +153,35 @@ def _event(service: HookService, name: str, environ: Environ) -> tuple[int, Any]
     A payload the API cannot take (over EVENT_BODY, nested too deep) runs no hook: its
     outcome says so, with an error that blocks a blockable event (invariant 12: a guard
     that never saw the tool call must not read as "allowed")."""
-    key = _key(environ)
+    key, agent = _key(environ), _agent(environ)
     try:
         try:
             payload = _body(environ, EVENT_BODY)
         except NotTaken as err:
+            if agent is not None:  # (its event's name may be in the body it could not read)
+                name = agent.inbound({}, None if name == "-" else name).event
             outcome = service.events.refuse(name, f"the event's payload could not be "
                                             f"taken: {err}; no hook saw it")
             return 200, {**outcome.as_json(), "replayed": False, "journaled": False}
-        return 200, service.fire(name, payload, key)
-    except UnknownEvent as err:
+        if agent is None:
+            return 200, service.fire(name, payload, key)
+        came = agent.inbound(payload, None if name == "-" else name)
+        return 200, service.fire(came.event, came.payload, key, came.origin)
+    except (UnknownEvent, WireError) as err:
         raise HttpError(404, str(err)) from None
+
+
+def _agent(environ: Environ) -> Wire | None:
+    """``?from=AGENT``: the wire of the agent whose payload the body is (events/wire.py)."""
+    from initd.events.dialects import WIRES
+
+    said = urllib.parse.parse_qs(environ.get("QUERY_STRING") or "").get("from")
+    if not said:
+        return None
+    if said[0] not in WIRES:
+        raise HttpError(404, f"from: no agent {said[0]!r} calls initd (known: "
+                             f"{', '.join(WIRES)})")
+    return WIRES[said[0]]
 
 
 def _trust(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:
@@ -204,6 +224,12 @@ def _rerun(service: HookService, hook_id: str) -> tuple[int, Any]:
 
 
 def _spec() -> Any:
+    """The spec, with the registry's formats (one list: events/dialects/__init__.py)."""
     import yaml
 
-    return yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    from initd.events.dialects import DIALECTS
+
+    spec = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    result = spec["components"]["schemas"]["Outcome"]["properties"]["results"]["items"]
+    result["properties"]["dialect"]["enum"] = list(DIALECTS)
+    return spec

@@ -19,6 +19,7 @@ from initd.config.problems import Problem
 from initd.errors import InitdError
 from initd.events import wiring
 from initd.events.engine import Engine
+from initd.events.wire import Origin
 from initd.hooks import filehooks, kinds, message, model, precommit
 from initd.hooks.context import HookContext
 from initd.hooks.discovery import Found
@@ -148,18 +149,18 @@ class HookService:
             return once(entry, f"hook {hook.id}", go, again, keep=runner.to_wire)
         return gate
 
-    def fire(self, name: str, payload: dict[str, Any], key: str | None = None
-             ) -> dict[str, Any]:
+    def fire(self, name: str, payload: dict[str, Any], key: str | None = None,
+             origin: Origin | None = None) -> dict[str, Any]:
         """A lifecycle event from the agent: its hooks, of every dialect (events/), as
         the outcome's JSON. Sent again with its ``key``, it gets its outcome again, and
-        no hook runs twice for it."""
+        no hook runs twice for it. ``origin``: what an agent sent in its own shape."""
         if kinds.resolve(name) is None:
             return self.events.fire(name, payload).as_json()  # (UnknownEvent)
         with self.journal.entry("event", None if key is None else f"{name}\0{key}",
                                 digest(payload)) as entry:
             if entry is not None and entry.answer is not None:
                 return {**entry.answer, "replayed": True, "journaled": True}
-            outcome = self.events.fire(name, payload, journal=entry).as_json()
+            outcome = self.events.fire(name, payload, journal=entry, origin=origin).as_json()
             if entry is not None:
                 entry.answered(outcome)
             return {**outcome, "replayed": False,

@@ -482,7 +482,10 @@ def emit(sock: str, event: str, data: dict[str, Any]) -> subprocess.CompletedPro
 def test_end_to_end_emit_and_the_api(service: tuple[str, Workspace]) -> None:
     sock, cc = service
     documented(cc)
-    settings(cc, {**on("Notification", prints({"continue": False, "stopReason": "Build failed"})),
+    # (PostToolUse's continue: false stops the agent; Notification's is discarded: the
+    # reference's "Notification ... no decision control", Claude Code 2.1.x)
+    settings(cc, {**on("PostToolUse", prints({"continue": False, "stopReason": "Build failed"})),
+                  **on("Notification", prints({"continue": False, "stopReason": "ignored"})),
                   **on("Stop", STOP_HOOK)}, "settings.local.json")
     cc.restart()  # type: ignore[attr-defined]  # (its hooks: a snapshot taken at its start)
     denied = emit(sock, "PreToolUse", bash("rm -rf /"))
@@ -498,8 +501,10 @@ def test_end_to_end_emit_and_the_api(service: tuple[str, Workspace]) -> None:
     prompt = emit(sock, "UserPromptSubmit", {"prompt": "hello"})
     assert prompt.returncode == 0
     assert json.loads(prompt.stdout)["additionalContext"].startswith("Current time:")
-    stopped = emit(sock, "Notification", {"message": "idle", "notification_type": "idle"})
+    stopped = emit(sock, "PostToolUse", {**bash("make"), "tool_response": {}})
     assert stopped.returncode == 3 and stopped.stderr == "initd: stop: Build failed\n"
+    told = emit(sock, "Notification", {"message": "idle", "notification_type": "idle"})
+    assert told.returncode == 0, told.stderr
     # the Stop loop's count outlives the service (the cap: 8 in a row, as Claude Code's)
     assert [emit(sock, "Stop", {}).returncode for _ in range(4)] == [2, 2, 2, 2]
     cc.restart()  # type: ignore[attr-defined]
@@ -545,7 +550,7 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
     home.mkdir()
     path.write_text(json.dumps({"hooks": {
         "PreToolUsee": [{"hooks": [{"type": "command", "command": "x"}]}],
-        "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
+        "BeforeTool": [{"hooks": [{"type": "command", "command": "x"}]}],
         "PreToolUse": [
             {"matcher": "Bash", "hooks": [
                 {"type": "command", "command": "good one"},
@@ -573,7 +578,7 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
     assert errors == [
         f"{p}: hooks.PreToolUsee: unknown Claude Code hook event 'PreToolUsee' (initd "
         f"serves: {served})",
-        f"{p}: hooks.PermissionRequest: unknown Claude Code hook event 'PermissionRequest' "
+        f"{p}: hooks.BeforeTool: unknown Claude Code hook event 'BeforeTool' "
         f"(initd serves: {served})",
         f"{p}: {h}[1].type: a 'prompt' hook asks Claude Code's model, which initd does not "
         "have: this gate will not gate. It stands in on PreToolUse as an error (which "

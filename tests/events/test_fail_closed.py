@@ -87,7 +87,7 @@ def test_claude_load_errors_stand_in_on_their_event(tmp_path: Path) -> None:
         "PreToolUse": [{"matcher": "^(?!Read$).*", "hooks": [command]}],
         "Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}],
         "PostToolUse": [{"hooks": [{**command, "shell": "zsh"}]}],
-        "PermissionRequest": [{"hooks": [command]}]}}))  # never fired by initd
+        "PermissionRequestt": [{"hooks": [command]}]}}))  # no such event
     (home / ".claude" / "settings.json").write_text('{"hooks": {"Stop": [}')
     found = claude.load(str(ws), str(home), str(tmp_path / "managed.json"))
     assert [(s.event, s.dialect) for s in found.unread] == [

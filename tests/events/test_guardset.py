@@ -57,7 +57,7 @@ def test_every_file_a_format_loads_from_the_agents_trees_is_in_the_table(
         for path in dialect.files(where):
             mine = path.startswith((where.workspace + "/", where.home + "/"))
             assert snapshot.covers(path) == mine, (dialect.name, path)
-    assert set(sources.SOURCES) == {d.value for d in dialects.DIALECTS}
+    assert set(sources.SOURCES) == set(dialects.DIALECTS)
 
 
 def test_loading_from_the_snapshot_is_loading_the_files_as_they_were(where: Where) -> None:

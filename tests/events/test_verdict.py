@@ -7,7 +7,7 @@ import pytest
 
 from initd.events.actions import ActionResult, Status
 from initd.events.dialects import DIALECTS
-from initd.events.model import DialectName, EventHook, Shell
+from initd.events.model import EventHook, Shell
 from initd.events.verdict import Decision, Verdict, verdict
 from initd.hooks import kinds
 
@@ -16,7 +16,7 @@ AFTER_TURN = kinds.BY_NAME["after_turn"]  # not blockable
 
 
 def hook(**flags: object) -> EventHook:
-    return EventHook(event="pre_tool", dialect=DialectName.NYZHI, source="/ws/c.toml",
+    return EventHook(event="pre_tool", dialect="nyzhi", source="/ws/c.toml",
                      key="agent.hooks[0]", label="check", spec=Shell("check"),
                      timeout=5.0, wait=True)._replace(**flags)
 

@@ -22,6 +22,7 @@ from initd.events.model import (
     Shell,
     Webhook,
 )
+from initd.events.wire import Origin
 from initd.process.limits import Limits
 from initd.process.users import Account
 from initd.state import jsonview
@@ -47,6 +48,7 @@ class Call(NamedTuple):
     log: Logger
     stdin: dict[str, Any]  # the event as the hook reads it on stdin (its Dialect.stdin)
     guards: Snapshot | None = None  # the session's guard snapshot (a script is run as it was)
+    origin: Origin | None = None  # what the agent sent, as it sent it (initd emit --from)
 
     def lookup(self, kind: str, name: str) -> Any:
         """A placeholder's value: ``{{name}}`` from the payload (or the table, in lower

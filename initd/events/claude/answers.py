@@ -30,7 +30,11 @@ from initd.hooks.kinds import Event
 PLAIN_CONTEXT = ("user_prompt_submit", "session_start")  # plain stdout is context
 FEEDBACK = ("post_tool", "post_tool_failure")  # a block is feedback: the tool already ran
 STOPS = ("stop", "subagent_stop")  # continue: false wins over their block
+# where the reference discards continue: false ("no decision control": the agent goes on)
+NO_CONTINUE = ("pre_compact", "session_end", "notification", "stop_failure", "post_compact",
+               "worktree_remove", "cwd_changed", "file_changed", "instructions_loaded")
 PERMISSIONS = ("allow", "ask", "deny")  # in order of precedence (deny wins)
+PERMISSION_EVENTS = ("pre_tool", "permission_request")  # a block is a deny
 DEPRECATED = {"approve": "allow", "block": "deny"}  # PreToolUse's old decision
 
 
@@ -47,13 +51,14 @@ class Answer(NamedTuple):
     stop_reason: str | None = None
     updated_input: dict[str, Any] | None = None  # PreToolUse: the tool's new input
     suppress: bool = False  # suppressOutput: the result's stdout is not shown
+    updated_output: Any = None  # PostToolUse: what the model sees of the tool's output
 
 
 def answer(result: ActionResult, label: str, event: Event, deny_on_error: bool) -> Answer:
     if result.status in (Status.ERROR, Status.UNTRUSTED):
         blocks = event.blockable and (deny_on_error or result.fails_closed)
         return Answer(blocks, None, f"{label}: {result.error}", None, result.error,
-                      permission="deny" if blocks and event.name == "pre_tool" else None)
+                      permission="deny" if blocks and event.name in PERMISSION_EVENTS else None)
     if result.status == Status.STARTED:
         return Answer(False, None, None, None, result.error)
     if result.exit_code not in (0, 2):  # JSON decides, else a non-blocking error
@@ -68,7 +73,7 @@ def answer(result: ActionResult, label: str, event: Event, deny_on_error: bool) 
             return Answer(False, None, None, said, result.error)
         if event.blockable:  # on PreToolUse, the same as a deny
             return Answer(True, None, said, None, result.error,
-                          permission="deny" if event.name == "pre_tool" else None)
+                          permission="deny" if event.name in PERMISSION_EVENTS else None)
         return Answer(False, None, None, None, result.error or f"exit 2, but "
                       f"{event.name} cannot be blocked: stderr is for the user only")
     data = answers.read(result)  # (Unreadable: the hook's error, verdict.py)
@@ -101,6 +106,9 @@ def _structured(data: dict[str, Any], label: str, event: Event, note: str | None
     specific = specific if isinstance(specific, dict) else {}
     decision, reason = data.get("decision"), _text(data.get("reason"))
     keep = data.get("continue") if isinstance(data.get("continue"), bool) else None
+    if event.name in NO_CONTINUE:
+        note, keep = (note or "continue: false is not read on this event"
+                      if keep is False else note), None
     common: dict[str, Any] = dict(
         context=_text(specific.get("additionalContext")),
         system_message=_text(data.get("systemMessage")), continue_=keep,
@@ -121,6 +129,11 @@ def _structured(data: dict[str, Any], label: str, event: Event, note: str | None
                       why or (f"denied by {label}" if denies else None), None, note,
                       permission=permission, **common,
                       updated_input=updated if isinstance(updated, dict) else None)
+    if event.name == "permission_request":
+        return _permission_request(specific, label, note, common)
+    output = specific.get("updatedToolOutput", specific.get("updatedMCPToolOutput"))
+    if output is not None and event.name == "post_tool":
+        common["updated_output"] = output
     if decision != "block":
         return Answer(False, None, None, None, note, **common)
     said = reason or f"blocked by {label}"
@@ -130,6 +143,25 @@ def _structured(data: dict[str, Any], label: str, event: Event, note: str | None
         return Answer(True, "block", said, None, note, **common)
     return Answer(False, "block", None, None, note or f"decision: block, but {event.name} "
                   "cannot be blocked", **common)
+
+
+def _permission_request(specific: dict[str, Any], label: str, note: str | None,
+                        common: dict[str, Any]) -> Answer:
+    """PermissionRequest's ``decision``: ``behavior`` allow (with ``updatedInput``) or
+    deny (with ``message``); anything else is no answer (the dialog is shown)."""
+    decision = specific.get("decision")
+    decision = decision if isinstance(decision, dict) else {}
+    behavior = decision.get("behavior")
+    if behavior not in ("allow", "deny"):
+        return Answer(False, None, None, None, note or (
+            f"decision.behavior {behavior!r}: not allow or deny: ignored"
+            if behavior is not None else None), **common)
+    updated = decision.get("updatedInput")
+    denies = behavior == "deny"
+    return Answer(denies, "block" if denies else "approve",
+                  (_text(decision.get("message")) or f"denied by {label}") if denies else None,
+                  None, note, permission=behavior, **common,
+                  updated_input=updated if isinstance(updated, dict) else None)
 
 
 def _text(value: object) -> str | None:

@@ -53,7 +53,11 @@ PATTERN_LIMIT = 256  # characters of a matcher's regular expression
 STEP_LIMIT = 200_000  # characters one rule steps through on a command with holes
 FIELDS = {"pre_tool": "tool_name", "post_tool": "tool_name", "post_tool_failure": "tool_name",
           "session_start": "source", "session_end": "reason", "pre_compact": "trigger",
-          "notification": "notification_type", "subagent_stop": "agent_type"}
+          "notification": "notification_type", "subagent_stop": "agent_type",
+          "permission_request": "tool_name", "permission_denied": "tool_name",
+          "subagent_start": "agent_type", "setup": "trigger", "config_change": "source",
+          "post_compact": "trigger", "elicitation": "mcp_server_name",
+          "elicitation_result": "mcp_server_name", "stop_failure": "error"}
 TOOL_FIELD = "tool_name"
 # "Only letters, digits, `_`, `-`, spaces, `,`, and `|`": an exact name, or a list of them
 # "separated by `|` or `,` with optional surrounding whitespace" (hyphens since 2.1.195)

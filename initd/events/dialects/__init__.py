@@ -8,16 +8,20 @@ from __future__ import annotations
 import os
 
 from initd.config.log import Logger
+from initd.config.problems import NOTE, Problem
 from initd.events.dialect import Dialect, Where
 from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
 from initd.events.loading import Collected
 from initd.events.model import DialectName
+from initd.events.wire import Wire, is_shim
 from initd.hooks import workspacefiles
 from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
     claude.DIALECT)}
+# how each agent that calls hooks calls initd (initd emit --from NAME)
+WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 
 
 def load_all(workspace: str, image_dir: str, home: str) -> Collected:
@@ -25,6 +29,12 @@ def load_all(workspace: str, image_dir: str, home: str) -> Collected:
     where, found = Where(workspace, image_dir, home), Collected()
     for dialect in DIALECTS.values():
         found.extend(dialect.load(where))
+    shims = [h for h in found.hooks if h.action == "command" and is_shim(h.label)]
+    for hook in shims:  # initd's own line in the agent's file: the way in, not a hook
+        found.hooks.remove(hook)
+        found.problems.append(Problem(hook.source, hook.key, "initd emit --from: the agent "
+                                      "sends its events to initd here; initd runs every "
+                                      "other hook itself", NOTE))
     return found
 
 

@@ -15,9 +15,9 @@ from initd.events import sources
 from initd.events.actions import Call
 from initd.events.dialect import InitdRules, Where, initd_input, own_name
 from initd.events.loading import Collected, EventFields, read
-from initd.events.model import DialectName, EventHook, GitCommit, GitPush, Shell
+from initd.events.model import EventHook, GitCommit, GitPush, Shell
 
-NAME = DialectName.AUTOAGENT
+NAME = "autoagent"
 
 DEFAULT_TIMEOUT_MS = 60_000
 COMMIT_MESSAGE = "Complete issue #{{issueNumber}}: {{issueTitle}}"

@@ -33,13 +33,16 @@ from initd.events import sources
 from initd.events.actions import ActionResult, Call
 from initd.events.claude import answers, matchers
 from initd.events.claude import input as claude_input
+from initd.events.claude import wire as claude_wire
+from initd.events.claude.names import EVENTS, NAMES
 from initd.events.dialect import Where, own_name
 from initd.events.loading import Collected, EventFields
-from initd.events.model import Command, DialectName, EventHook, Exec, HttpHook
+from initd.events.model import Command, EventHook, Exec, HttpHook
 from initd.events.verdict import Decision, Verdict
+from initd.events.wire import Wire
 from initd.hooks.kinds import Event
 
-NAME = DialectName.CLAUDE
+NAME = "claude"
 
 SCOPES = ("managed", "user", "project", "local")  # sources.py's, in this order
 MANAGED = sources.paths(NAME, "", "")[0][0]  # /etc/claude-code/managed-settings.json
@@ -51,14 +54,6 @@ DEFAULT_TIMEOUT = 600.0
 EVENT_TIMEOUTS = {"user_prompt_submit": 30.0, "session_end": 1.5}
 SESSION_END_LIMIT = 60.0
 TIMEOUT_LIMIT = 86_400.0  # a day; more is a typo (milliseconds?), refused
-# Claude Code's events, as its settings name them, and initd's (hooks/kinds.py)
-EVENTS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool",
-          "PostToolUseFailure": "post_tool_failure", "UserPromptSubmit": "user_prompt_submit",
-          "Stop": "stop", "SubagentStop": "subagent_stop", "SessionStart": "session_start",
-          "SessionEnd": "session_end", "PreCompact": "pre_compact",
-          "Notification": "notification", "TeammateIdle": "teammate_idle",
-          "TaskCompleted": "task_completed"}
-NAMES = {event: name for name, event in EVENTS.items()}
 TYPES = ("command", "prompt", "agent", "http")
 MODEL_TYPES = ("prompt", "agent")  # need Claude Code's model: refused, an error on the event
 NO_BASH = ("no bash in this image: Claude Code command hooks without \"shell\" run with sh "
@@ -273,6 +268,7 @@ class Claude:
     title = "Claude Code"
     together = True
     stdin_only = True
+    wire: Wire | None = claude_wire.WIRE
 
     def load(self, where: Where) -> Collected:
         return load(where.workspace, where.home)
@@ -286,7 +282,8 @@ class Claude:
     def verdict(self, result: ActionResult, hook: EventHook, event: Event) -> Verdict:
         said = answers.answer(result, hook.label, event, hook.on_error == "deny")
         return Verdict(said.blocks, False, None if said.decision is None
-                       else Decision(said.decision), *said[2:])
+                       else Decision(said.decision), *said[2:12],
+                       updated_output=said.updated_output)
 
 
 DIALECT = Claude()

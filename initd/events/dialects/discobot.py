@@ -9,12 +9,12 @@ import os
 from initd.config import paths
 from initd.events.dialect import InitdRules, Where
 from initd.events.loading import Collected, EventFields, named
-from initd.events.model import BLOCKABLE, EVERY, DialectName, EventHook, Script, StandIn
+from initd.events.model import BLOCKABLE, EVERY, EventHook, Script, StandIn
 from initd.hooks import discovery
 from initd.hooks.kinds import TYPES
 from initd.hooks.model import Hook
 
-NAME = DialectName.DISCOBOT
+NAME = "discobot"
 
 
 def load(workspace: str, image_dir: str) -> Collected:

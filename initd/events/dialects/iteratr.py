@@ -9,9 +9,9 @@ from initd.config.problems import LoadError
 from initd.events import sources
 from initd.events.dialect import InitdRules, Where
 from initd.events.loading import Collected, EventFields
-from initd.events.model import DialectName, EventHook, Shell
+from initd.events.model import EventHook, Shell
 
-NAME = DialectName.ITERATR
+NAME = "iteratr"
 
 DEFAULT_TIMEOUT = 30.0
 

@@ -9,9 +9,9 @@ from initd.config.problems import LoadError
 from initd.events import sources
 from initd.events.dialect import InitdRules, Where
 from initd.events.loading import Collected, EventFields, event_of, named
-from initd.events.model import DialectName, EventHook, Shell
+from initd.events.model import EventHook, Shell
 
-NAME = DialectName.NYZHI
+NAME = "nyzhi"
 
 DEFAULT_TIMEOUT = 30.0
 # nyzhi's "special exit codes": exit 2 is a rejection with feedback for team hooks

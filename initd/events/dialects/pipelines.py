@@ -15,9 +15,9 @@ from initd.config.problems import LoadError
 from initd.events import sources
 from initd.events.dialect import InitdRules, Where
 from initd.events.loading import Collected, EventFields
-from initd.events.model import DialectName, EventHook, Shell, Spawn, Webhook
+from initd.events.model import EventHook, Shell, Spawn, Webhook
 
-NAME = DialectName.PIPELINES
+NAME = "pipelines"
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 DEFAULTS: dict[str, dict[str, Any]] = {  # the spec's defaults, per action type

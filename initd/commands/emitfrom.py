@@ -1,0 +1,73 @@
+"""``initd emit --from AGENT [EVENT]``: one line in an agent's own hook config (``initd
+shim AGENT`` prints it) that puts each of its events to initd's hooks, of every format,
+and answers as a hook of that agent answers (events/wire.py): its exit code, its JSON on
+stdout, its reason on stderr.
+
+The payload is the agent's hook input, on stdin, as the agent writes it; the event is the
+one it names (EVENT, when given, wins). initd's hooks could not be asked (no service, its
+error, a payload it could not take): a blockable event gets the agent's own "blocked"
+answer (invariant 12: a guard that saw nothing never reads as "allowed"), any other
+event exit 1 with the reason (every agent reads it as a hook's error, not a block). A
+payload that is no JSON object, or names no event of the agent's, is exit 2 with the
+reason on stderr: what the agent asked cannot be known, so it is not allowed."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.parse
+
+from initd.commands import client
+from initd.errors import InitdError
+from initd.events.wire import Inbound, Reply, Wire, WireError, blocked_outcome
+from initd.hooks import kinds
+
+
+def emit_from(agent: str, event: str | None, sock: str | None, key: str | None) -> int:
+    from initd.events.dialects import WIRES
+
+    wire = WIRES.get(agent)
+    if wire is None:
+        return _said(Reply(125, "", f"initd: --from: no agent {agent!r} (known: "
+                           f"{', '.join(WIRES)})\n"))
+    try:
+        payload = json.loads(sys.stdin.buffer.read() or b"{}")
+    except (ValueError, RecursionError) as err:
+        return _said(Reply(2, "", f"initd: the {agent} hook input is no JSON initd can read "
+                           f"({type(err).__name__}): not allowed\n"))
+    if not isinstance(payload, dict):
+        return _said(Reply(2, "", f"initd: the {agent} hook input is not a JSON object: "
+                           "not allowed\n"))
+    try:
+        came = wire.inbound(payload, event)
+    except WireError as err:
+        return _said(Reply(2, "", f"initd: {err}: not allowed\n"))
+    return _said(_ask(wire, came, sock, client.new_key() if key is None else key))
+
+
+def _ask(wire: Wire, came: Inbound, sock: str | None, key: str) -> Reply:
+    blockable = kinds.BY_NAME[came.event].blockable
+    path = (f"/v1/events/{urllib.parse.quote(came.origin.name, safe='')}?"
+            f"{urllib.parse.urlencode({'from': wire.agent})}")
+    try:
+        code, answer = client.call("POST", path, came.origin.payload, sock=sock, key=key)
+    except InitdError as err:
+        return _unasked(wire, came, blockable, f"its hooks could not be asked: {err}")
+    if code != 200 or not isinstance(answer, dict):
+        why = (f"the hook service did not put the event to its hooks (HTTP {code}: "
+               f"{client.reason(answer).removeprefix('initd: ')})")
+        return _unasked(wire, came, blockable, why)
+    return wire.reply(came, answer)
+
+
+def _unasked(wire: Wire, came: Inbound, blockable: bool, why: str) -> Reply:
+    if blockable:
+        return wire.reply(came, blocked_outcome(f"initd: {why}"))
+    return Reply(1, "", f"initd: {why}\n")
+
+
+def _said(reply: Reply) -> int:
+    sys.stdout.write(reply.stdout)
+    sys.stdout.flush()
+    sys.stderr.write(reply.stderr)
+    return reply.code
