@@ -184,3 +184,15 @@ def test_shim_writes_as_the_user_in_its_home(agent_user: pwd.struct_passwd) -> N
     finally:
         canary.unlink()
         subprocess.run(["rm", "-rf", str(home / ".claude")], check=True)
+
+
+def test_a_managed_file_of_the_shim_alone_turns_nothing_off_for_initd(session: Session
+                                                                      ) -> None:
+    """``allowManagedHooksOnly`` beside the shim tells Claude Code to run initd alone;
+    initd runs the workspace's hooks itself (from the session's snapshot)."""
+    session.managed({"allowManagedHooksOnly": True,
+                     "hooks": {"PreToolUse": [group(command("initd emit --from claude"))]}})
+    session.project(hooks(PreToolUse=group(command("echo 'no' >&2; exit 2"), matcher="Bash")))
+    session.start()
+    said = json.loads(from_claude(session, bash("rm -rf /data")).stdout)
+    assert said["hookSpecificOutput"]["permissionDecision"] == "deny"
