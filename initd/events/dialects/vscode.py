@@ -63,10 +63,17 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def load(workspace: str, home: str) -> Collected:
     found = Collected(NAME)
     policy, user_file, project_file, *_ = (p for p, _ in sources.paths(NAME, workspace, home))
+    data = found.read(policy, "json")
+    if isinstance(data, dict) and data.get("ChatHooks") is False:  # (nothing else is read)
+        found.problems.append(Problem(policy, "ChatHooks", "no VS Code hook runs", NOTE))
+        return found
     user, project = _settings(found, user_file), _settings(found, project_file)
-    off = _off(found, policy, user_file, user, project_file, project)
-    if off is not None:
-        found.problems.append(Problem(*off, "no VS Code hook runs", NOTE))
+    if isinstance(project, dict) and project.get("chat.useHooks") is False:
+        found.problems.append(Problem(project_file, "chat.useHooks", "a workspace's "
+                                      "settings turn no hook off (the user's may)", WARNING))
+    if isinstance(user, dict) and user.get("chat.useHooks") is False:
+        found.problems.append(Problem(user_file, "chat.useHooks", "no VS Code hook runs",
+                                      NOTE))
         return found
     located, said = places.locations(workspace, home, user, project)
     for scope, key, text in said:
@@ -77,22 +84,6 @@ def load(workspace: str, home: str) -> Collected:
         for path in files:
             _file(found, path, place.workspace, workspace, home)
     return found
-
-
-def _off(found: Collected, policy: str, user_file: str, user: Any, project_file: str,
-         project: Any) -> tuple[str, str] | None:
-    """(file, key) that turns every VS Code hook off: the organisation's policy ("To
-    disable hooks entirely, set the `ChatHooks` policy to `false`"), else the user's
-    ``chat.useHooks``; None when none does."""
-    data = found.read(policy, "json")
-    if isinstance(data, dict) and data.get("ChatHooks") is False:
-        return policy, "ChatHooks"
-    if isinstance(project, dict) and project.get("chat.useHooks") is False:
-        found.problems.append(Problem(project_file, "chat.useHooks", "a workspace's "
-                                      "settings turn no hook off (the user's may)", WARNING))
-    if isinstance(user, dict) and user.get("chat.useHooks") is False:
-        return user_file, "chat.useHooks"
-    return None
 
 
 def _settings(found: Collected, path: str) -> Any:
