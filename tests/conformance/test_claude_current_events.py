@@ -7,6 +7,7 @@ unless it says otherwise.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -167,3 +168,11 @@ def test_a_new_event_runs_its_own_hooks_not_a_neighbours(cc: Session, event: str
     cc.start()
     emit_from(cc, payload(event, cc))
     assert cc.runs("own") == 1 and cc.runs("other") == 0
+
+
+def test_the_vendored_schema_is_the_one_the_readme_names() -> None:
+    """contracts/claude/README.md names the schema's source (package, version, file, hashes)
+    and the schema's own sha256; `sh regenerate.sh` rebuilds it from the registry. The file
+    the tests read is that file."""
+    readme = (SCHEMA.parent / "README.md").read_text()
+    assert hashlib.sha256(SCHEMA.read_bytes()).hexdigest() in readme
