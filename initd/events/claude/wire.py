@@ -18,7 +18,10 @@ reference (https://code.claude.com/docs/en/hooks, "Hook output") reads it:
   SessionStart's ``sessionTitle``, ``watchPaths``, Elicitation's ``action``...) come
   back as the hook gave them; ``continue: false`` only where the reference reads it.
 
-The reference is the revision of 2026-08-22 (Claude Code v2.1.240).
+The reference is the revision of 2026-08-22 (Claude Code v2.1.240). The hooks initd runs
+for SessionStart, Setup, CwdChanged and FileChanged append to the CLAUDE_ENV_FILE Claude
+Code gave ``initd emit`` (``passes``): they run as the agent, and initd itself never
+opens the file.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ DECISION = ("user_prompt_submit", "user_prompt_expansion", "post_tool", "post_to
 CONTEXT = ("session_start", "setup", "user_prompt_submit", "user_prompt_expansion",
            "pre_tool", "post_tool", "post_tool_failure", "post_tool_batch", "subagent_start",
            "notification", "stop", "subagent_stop")
+# "CLAUDE_ENV_FILE is available for SessionStart, Setup, CwdChanged, and FileChanged hooks"
+ENV_FILE = "CLAUDE_ENV_FILE"
+ENV_FILE_EVENTS = ("session_start", "setup", "cwd_changed", "file_changed")
 NO_PATH = "no WorktreeCreate hook initd ran gave a worktree path"
 
 
@@ -58,6 +64,11 @@ class ClaudeWire:
             raise wire.WireError(f"Claude Code has no hook event {said!r} that initd knows "
                                  f"(it serves: {', '.join(EVENTS)})")
         return Inbound(event, dict(payload), wire.Origin(AGENT, said, payload))
+
+    def passes(self, event: str) -> tuple[str, ...]:
+        """The variables of Claude Code's hook environment that its hooks initd runs for
+        ``event`` get too (emit sends them, the service gives them to Claude Code's hooks)."""
+        return (ENV_FILE,) if event in ENV_FILE_EVENTS else ()
 
     def reply(self, inbound: Inbound, outcome: Mapping[str, Any]) -> Reply:
         event = inbound.event
