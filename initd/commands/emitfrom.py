@@ -10,17 +10,23 @@ answer (invariant 12: a guard that saw nothing never reads as "allowed"), any ot
 event exit 1 with the reason (every agent reads it as a hook's error, not a block): a
 Stop too, whose block would keep the agent working, never guard it. A
 payload that is no JSON object, or names no event of the agent's, is exit 2 with the
-reason on stderr: what the agent asked cannot be known, so it is not allowed."""
+reason on stderr: what the agent asked cannot be known, so it is not allowed.
+
+What the agent's wire ``passes`` of this process's environment for the event (Claude
+Code's CLAUDE_ENV_FILE on SessionStart, Setup, CwdChanged and FileChanged) goes with the
+event (``?env=NAME=VALUE``): the agent's own hooks initd runs get it in their environment
+and write to it themselves, as the agent user, as a hook of the agent would."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import urllib.parse
 
 from initd.commands import client
 from initd.errors import InitdError
-from initd.events.wire import Inbound, Reply, Wire, WireError, blocked_outcome
+from initd.events.wire import Inbound, Reply, Wire, WireError, blocked_outcome, passed_on
 from initd.hooks import kinds
 
 # blockable, but a block there is "keep working", not a guard's "no": an agent whose Stop
@@ -52,8 +58,10 @@ def emit_from(agent: str, event: str | None, sock: str | None, key: str | None) 
 
 def _ask(wire: Wire, came: Inbound, sock: str | None, key: str) -> Reply:
     blockable = kinds.BY_NAME[came.event].blockable
+    query = [("from", wire.agent), *(("env", f"{name}={value}") for name, value
+                                     in passed_on(wire, came.event, os.environ))]
     path = (f"/v1/events/{urllib.parse.quote(came.origin.name, safe='')}?"
-            f"{urllib.parse.urlencode({'from': wire.agent})}")
+            f"{urllib.parse.urlencode(query)}")
     try:
         code, answer = client.call("POST", path, came.origin.payload, sock=sock, key=key)
     except InitdError as err:

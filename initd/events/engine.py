@@ -80,6 +80,7 @@ class Outcome(NamedTuple):
     system_message: str | None = None  # for the user
     updated_input: dict[str, Any] | None = None  # PreToolUse: the tool's input to use
     updated_output: Any = None  # PostToolUse: what the model sees of the tool's output
+    relayed: dict[str, Any] | None = None  # the agent's own answer fields (its wire's)
 
     def as_json(self) -> dict[str, Any]:
         """The outcome in initd's one JSON casing (the API's, the session record's)."""

@@ -16,7 +16,7 @@ from initd.events.model import DialectName, EventHook
 from initd.hooks.kinds import Event
 
 CONTEXT_EVENTS = ("pre_iteration",)
-PERMISSIONS = ("allow", "ask", "deny")  # in order of precedence (deny wins)
+PERMISSIONS = ("allow", "ask", "defer", "deny")  # in order of precedence (deny wins)
 STOPS = ("stop", "subagent_stop")  # continue: false wins over their block
 
 
@@ -45,6 +45,7 @@ class Verdict(NamedTuple):
     suppress: bool = False
     status: Status | None = None  # ERROR: its answer could not be read (answers.py)
     updated_output: Any = None  # what the model sees of the tool's output (a post_tool)
+    relayed: dict[str, Any] | None = None  # its agent's own answer fields, handed back
 
 
 class HookResult(NamedTuple):
@@ -136,6 +137,7 @@ class Tally:
         self.stop_reason: str | None = None
         self.updated_input: dict[str, Any] | None = None
         self.updated_output: Any = None
+        self.relayed: dict[str, Any] = {}  # the last hook's value of each
 
     @property
     def stopped(self) -> bool:
@@ -192,6 +194,7 @@ class Tally:
             self.updated_input = said.updated_input
         if said.updated_output is not None:
             self.updated_output = said.updated_output
+        self.relayed.update(said.relayed or {})
         if said.continue_ is False and self.keep_going is not False:
             self.keep_going, self.stop_reason = False, said.stop_reason
             if self._halted() and self.blocked:  # the Stop happens: nothing is blocked
@@ -212,7 +215,8 @@ class Tally:
                     additional_context="\n".join(self.contexts) or None,
                     continue_=self.keep_going, stop_reason=self.stop_reason,
                     system_message="\n".join(self.messages) or None,
-                    updated_input=self.updated_input, updated_output=self.updated_output)
+                    updated_input=self.updated_input, updated_output=self.updated_output,
+                    relayed=self.relayed or None)
 
 
 HALTED = "continue: false (a Claude Code hook's) wins: the agent stops, nothing is blocked"

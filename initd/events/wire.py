@@ -36,6 +36,9 @@ class Origin(NamedTuple):
     agent: str  # the registry's name of its format: "gemini"
     name: str  # the event as the agent names it: "BeforeTool"
     payload: dict[str, Any]
+    # what the agent's hook environment held of its wire's ``passes`` (Claude Code's
+    # CLAUDE_ENV_FILE): the agent's own hooks initd runs get it in theirs
+    env: tuple[tuple[str, str], ...] = ()
 
 
 class Inbound(NamedTuple):
@@ -78,6 +81,21 @@ class Wire(Protocol):
 
     def shim(self, command: str) -> Shim:
         """Every event of the agent, each running ``command``."""
+
+    # optional: ``passes(event) -> tuple[str, ...]``, the variables of the agent's hook
+    # environment ``initd emit --from`` sends on with ``event`` (passed_on)
+
+
+ENV_LIMIT = 4096  # bytes of one variable passed on (a path: PATH_MAX)
+
+
+def passed_on(wire: Wire, event: str, given: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The variables of ``given`` (the environment emit runs in, or what it sent) that
+    ``wire`` passes on for ``event``: only the names its ``passes`` lists, none holding a
+    NUL or over ENV_LIMIT (such a value is left out: its hooks get none)."""
+    names = getattr(wire, "passes", lambda event: ())(event)
+    return tuple((name, given[name]) for name in names if isinstance(given.get(name), str)
+                 and "\0" not in given[name] and len(given[name].encode()) <= ENV_LIMIT)
 
 
 def is_shim(command: str) -> bool:

@@ -75,6 +75,8 @@ EVENTS = (
     Event("worktree_remove", (), False),
     Event("cwd_changed", (), False),
     Event("file_changed", (), False),
+    Event("directory_added", (), False),  # (/add-dir: "they can't block the add")
+    Event("message_display", (), False),  # ("display-only": the text is shown either way)
     # Gemini CLI's events of the model's own loop, which no other agent has
     Event("before_model", (), True),
     Event("after_model", (), True),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from initd.events.engine import UnknownEvent
-from initd.events.wire import Wire, WireError
+from initd.events.wire import Wire, WireError, passed_on
 from initd.hooks.changes import NotARepository
 from initd.hooks.truststore import KEY_LIMIT, well_formed
 from initd.http.server import REASONS
@@ -166,7 +166,8 @@ def _event(service: HookService, name: str, environ: Environ) -> tuple[int, Any]
         if agent is None:
             return 200, service.fire(name, payload, key)
         came = agent.inbound(payload, None if name == "-" else name)
-        return 200, service.fire(came.event, came.payload, key, came.origin)
+        origin = came.origin._replace(env=passed_on(agent, came.event, _env(environ)))
+        return 200, service.fire(came.event, came.payload, key, origin)
     except (UnknownEvent, WireError) as err:
         raise HttpError(404, str(err)) from None
 
@@ -182,6 +183,13 @@ def _agent(environ: Environ) -> Wire | None:
         raise HttpError(404, f"from: no agent {said[0]!r} calls initd (known: "
                              f"{', '.join(WIRES)})")
     return WIRES[said[0]]
+
+
+def _env(environ: Environ) -> dict[str, str]:
+    """``?env=NAME=VALUE`` (each once): the agent's hook environment ``initd emit --from``
+    passed on (its wire's ``passes`` says which names count)."""
+    said = urllib.parse.parse_qs(environ.get("QUERY_STRING") or "").get("env") or []
+    return {name: value for name, _, value in (entry.partition("=") for entry in said)}
 
 
 def _trust(service: HookService, body: dict[str, Any]) -> tuple[int, Any]:

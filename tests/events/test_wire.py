@@ -140,7 +140,10 @@ def test_shim_prints_every_event_and_merges_into_the_users_file(tmp_path: Path) 
     shown = subprocess.run([*INITD, "shim", "claude"], capture_output=True, text=True,
                            env=env, check=True, timeout=100)
     config = json.loads(shown.stdout)
-    assert len(config["hooks"]) == 29 and "PermissionRequest" in config["hooks"]
+    # the hooks reference's revision of 2026-08-22 (Claude Code v2.1.240) lists 31 events:
+    # DirectoryAdded and MessageDisplay besides the 29 (code.claude.com/docs/en/hooks, "Hook
+    # lifecycle")
+    assert len(config["hooks"]) == 31 and "PermissionRequest" in config["hooks"]
     mine = tmp_path / ".claude" / "settings.json"
     mine.parent.mkdir()
     own = {"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}

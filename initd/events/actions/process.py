@@ -1,9 +1,9 @@
 """Actions that are processes: ``shell`` (``sh -c`` and the command's placeholders as
 variable references, templates.py), ``command`` (Claude Code's: ``sh -c`` as written, with
-``CLAUDE_PROJECT_DIR``), ``script`` (a discobot hook file, run directly), and
-the built-in ``git-commit`` and ``git-push`` (argv, never a shell). Each runs in its own
-process group as the agent user, with the event as JSON on stdin, and a timeout that
-stops the whole group (hooks/runner.capture)."""
+``CLAUDE_PROJECT_DIR`` and what the agent's wire passed on), ``script`` (a discobot hook
+file, run directly), and the built-in ``git-commit`` and ``git-push`` (argv, never a
+shell). Each runs in its own process group as the agent user, with the event as JSON on
+stdin, and a timeout that stops the whole group (hooks/runner.capture)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,10 @@ def command(call: Call, spec: Command | Exec) -> ActionResult:
     a controlling terminal (the reference: "command hooks run in their own session")."""
     argv = [spec.command, *spec.args] if isinstance(spec, Exec) else \
         [spec.shell, "-c", spec.command]
-    return run_process(call, argv, {"CLAUDE_PROJECT_DIR": call.workspace},
+    # the agent's own hook environment its wire passed on (Claude Code's CLAUDE_ENV_FILE),
+    # for the hooks of that agent's format alone; they run as the agent, as ever
+    given = call.origin.env if call.origin and call.origin.agent == call.hook.dialect else ()
+    return run_process(call, argv, {**dict(given), "CLAUDE_PROJECT_DIR": call.workspace},
                        new_session=True)
 
 

@@ -5,11 +5,13 @@ handler's ``if``, as https://code.claude.com/docs/en/hooks and /en/permissions g
 ``-``, spaces, ``,`` and ``|`` is an exact name or a list of them (``Edit|Write``,
 ``Edit, Write``, ``code-reviewer``); anything else is a
 regular expression *searched* in the value, as JavaScript's ``RegExp.test`` does
-(``^Notebook``, ``mcp__.*``). It is tested on the event's own field: the tool name,
+(``^Notebook``, ``mcp__.*``). It is tested on the event's own field (FIELDS): the tool name,
 SessionStart's ``source``, SessionEnd's ``reason``, PreCompact's ``trigger``,
-Notification's ``notification_type``, SubagentStop's ``agent_type``; the other events
-have none (their matcher is ignored, as Claude Code ignores it). A payload without that
-field matches only a matcher that matches everything.
+Notification's ``notification_type``, SubagentStop's ``agent_type``, the basename of
+FileChanged's ``file_path``...; the other events have none (their matcher is ignored, as
+Claude Code ignores it). FileChanged's and StopFailure's exact names are letters, digits,
+``_`` and ``|`` only (a hyphen, a space or a comma makes a regular expression there). A
+payload without that field matches only a matcher that matches everything.
 
 The regular expressions run in the hook service on every event, on values the agent
 writes, so they are RE2's (google-re2): linear in the value, whatever the pattern, with
@@ -57,11 +59,18 @@ FIELDS = {"pre_tool": "tool_name", "post_tool": "tool_name", "post_tool_failure"
           "permission_request": "tool_name", "permission_denied": "tool_name",
           "subagent_start": "agent_type", "setup": "trigger", "config_change": "source",
           "post_compact": "trigger", "elicitation": "mcp_server_name",
-          "elicitation_result": "mcp_server_name", "stop_failure": "error"}
+          "elicitation_result": "mcp_server_name", "stop_failure": "error",
+          "instructions_loaded": "load_reason", "user_prompt_expansion": "command_name",
+          "directory_added": "source", "file_changed": "file_path"}
 TOOL_FIELD = "tool_name"
+BASENAME = "file_path"  # FileChanged's: "against the changed file's basename"
 # "Only letters, digits, `_`, `-`, spaces, `,`, and `|`": an exact name, or a list of them
 # "separated by `|` or `,` with optional surrounding whitespace" (hyphens since 2.1.195)
 _NAMES = re.compile(r"[A-Za-z0-9_|, -]*")
+# "FileChanged and StopFailure use a narrower exact-match set of letters, digits, `_`, and
+# `|` only. A hyphen, space, or comma ... keeps it on the regular-expression path"
+_NARROW = re.compile(r"[A-Za-z0-9_|]*")
+NARROW_EVENTS = ("file_changed", "stop_failure")
 _RULE = re.compile(r"([A-Za-z0-9_.*-]+)(?:\((.*)\))?", re.DOTALL)
 _PATH_TOOLS: dict[str, tuple[str, ...]] = {
     "Edit": ("Edit", "Write", "MultiEdit", "NotebookEdit"),
@@ -97,6 +106,8 @@ class Matcher(NamedTuple):
         value = payload.get(self.field)
         if not isinstance(value, str):
             return False
+        if self.field == BASENAME:
+            value = os.path.basename(value)
         if self.names:
             return value in self.names
         try:
@@ -111,7 +122,7 @@ def matcher(event: str, text: str, rule: str | None, root: str, home: str) -> Ma
     field = FIELDS.get(event)
     if text in ("", "*") or field is None:
         return Matcher(text, field, rule=rule, root=root, home=home)
-    if _NAMES.fullmatch(text):
+    if (_NARROW if event in NARROW_EVENTS else _NAMES).fullmatch(text):
         names = tuple(n.strip() for n in re.split(r"[|,]", text) if n.strip())
         return Matcher(text, field, names, rule=rule, root=root, home=home)
     problem = regex_problem(text)

@@ -1,6 +1,7 @@
 """Claude Code's events as its settings and its hooks' input name them, and initd's
-(hooks/kinds.py), from its hooks reference (https://code.claude.com/docs/en/hooks, Claude
-Code 2.1.x); initd's shape of an event is Claude Code's own (events/wire.py)."""
+(hooks/kinds.py), from its hooks reference (https://code.claude.com/docs/en/hooks: the 31
+events of its revision of 2026-08-22, Claude Code v2.1.240); initd's shape of an event is
+Claude Code's own (events/wire.py)."""
 
 from __future__ import annotations
 
@@ -18,5 +19,6 @@ EVENTS = {
     "Elicitation": "elicitation", "ElicitationResult": "elicitation_result",
     "ConfigChange": "config_change", "WorktreeCreate": "worktree_create",
     "WorktreeRemove": "worktree_remove", "CwdChanged": "cwd_changed",
-    "FileChanged": "file_changed"}
+    "FileChanged": "file_changed", "DirectoryAdded": "directory_added",
+    "MessageDisplay": "message_display"}
 NAMES = {event: name for name, event in EVENTS.items()}

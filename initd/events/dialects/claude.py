@@ -10,9 +10,13 @@ the image has no bash, said once), or, with ``args``, as an argument vector with
 shell; ``type: http`` POSTs the event to its ``url`` (actions/claudehttp.py); ``prompt``
 and ``agent`` need Claude Code's model: each is refused at load, and stands in on its
 event as an error (a gate that will not gate is never silently skipped). ``timeout``
-seconds: 600 by default, 30 on UserPromptSubmit, and SessionEnd's hooks share a budget of
-1.5 s raised to their longest ``timeout`` (at most 60), as the reference gives them;
-``async: true`` in the background, ``if`` a permission rule.
+seconds: 600 by default, 30 on UserPromptSubmit, 10 on MessageDisplay, and SessionEnd's
+hooks share a budget of 1.5 s raised to their longest ``timeout`` (at most 60), as the
+reference gives them; ``async: true`` in the background (``asyncRewake`` too: initd has no
+model to wake, said at load), ``if`` a permission rule (tool events only), ``shell``
+bash or sh (``powershell`` is a load error: never run with another shell);
+``statusMessage`` (a spinner's text) and ``once`` ("ignored in settings files") are
+accepted and change nothing.
 
 ``disableAllHooks`` is read after settings precedence (managed > local > project > user):
 ``true`` in the managed file turns every hook off, and its ``false`` keeps every one on;
@@ -32,13 +36,13 @@ from initd.config.problems import WARNING, LoadError, Problem
 from initd.errors import shown
 from initd.events import sources
 from initd.events.actions import ActionResult, Call
-from initd.events.claude import answers, matchers
+from initd.events.claude import answers, handlers, matchers
 from initd.events.claude import input as claude_input
 from initd.events.claude import wire as claude_wire
 from initd.events.claude.names import EVENTS, NAMES
 from initd.events.dialect import Where, own_name
 from initd.events.loading import Collected, EventFields
-from initd.events.model import Command, EventHook, Exec, HttpHook
+from initd.events.model import Command, EventHook, HttpHook
 from initd.events.verdict import Decision, Verdict
 from initd.events.wire import Wire, is_shim
 from initd.hooks.kinds import Event
@@ -50,12 +54,16 @@ MANAGED = sources.paths(NAME, "", "")[0][0]  # /etc/claude-code/managed-settings
 # seconds, the reference's "Common fields": "Defaults: 600 for `command`, `http`, and
 # `mcp_tool`"; "`UserPromptSubmit` hooks have a default timeout of 30 seconds"; "`SessionEnd`
 # hooks share a 1.5-second budget; if your settings set a longer per-hook `timeout`,
-# Claude Code raises the budget to match, up to 60 seconds"
+# Claude Code raises the budget to match, up to 60 seconds"; MessageDisplay "lowers it to 10"
 DEFAULT_TIMEOUT = 600.0
-EVENT_TIMEOUTS = {"user_prompt_submit": 30.0, "session_end": 1.5}
+EVENT_TIMEOUTS = {"user_prompt_submit": 30.0, "session_end": 1.5, "message_display": 10.0}
 SESSION_END_LIMIT = 60.0
 TIMEOUT_LIMIT = 86_400.0  # a day; more is a typo (milliseconds?), refused
 MODEL_TYPES = ("prompt", "agent")  # need Claude Code's model: refused, an error on the event
+# "Only evaluated on tool events: PreToolUse, PostToolUse, PostToolUseFailure,
+# PermissionRequest, and PermissionDenied. On other events, a hook with if set never runs"
+TOOL_EVENTS = ("pre_tool", "post_tool", "post_tool_failure", "permission_request",
+               "permission_denied")
 NO_BASH = ("no bash in this image: Claude Code command hooks without \"shell\" run with sh "
            "(bash syntax such as [[ ]] fails there)")
 
@@ -208,7 +216,7 @@ def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspac
     if timeout > TIMEOUT_LIMIT:
         raise f.error("timeout", f"{timeout:g} seconds: at most {TIMEOUT_LIMIT:g} (a day); "
                       "Claude Code's timeout is in seconds, not milliseconds")
-    spec = _http(f) if kind == "http" else _command(f, workspace, shell)
+    spec = handlers.http(f) if kind == "http" else handlers.command(f, workspace, shell)
     rule = f.text("if")
     if rule is not None:
         try:
@@ -217,12 +225,13 @@ def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspac
             raise f.error("if", f"{shown(rule, 60)}: {err}") from None
     rewake = f.flag("asyncRewake", False)
     background = f.flag("async", False) or rewake
-    f.get("statusMessage")  # Claude Code's spinner text: nothing to show here
+    f.text("statusMessage")  # Claude Code's spinner text: initd shows none
+    f.flag("once", False)  # "ignored in settings files" (honoured in skill frontmatter)
     warnings = f.unknown()
     if rewake:
         warnings += (f"{key}.asyncRewake: initd cannot wake the agent: the hook runs in "
                      "the background, its exit code is only recorded",)
-    if rule is not None and event not in ("pre_tool", "post_tool", "post_tool_failure"):
+    if rule is not None and event not in TOOL_EVENTS:
         warnings += (f"{key}.if: {NAMES[event]} is not a tool event: this hook never runs "
                      "(as in Claude Code)",)
     return EventHook(
@@ -231,44 +240,6 @@ def _hook(event: str, entry: object, path: str, key: str, text: str, in_workspac
         spec=spec, timeout=timeout, wait=not background,
         workspace=in_workspace, warnings=warnings,
         matcher=matchers.matcher(event, text, rule, workspace, home))
-
-
-def _command(f: EventFields, workspace: str, shell: str) -> Command | Exec:
-    """Shell form (``sh -c``-like, by ``shell``), or exec form when ``args`` is present:
-    "``command`` as an executable on ``PATH`` ... spawns it directly with ``args`` as the
-    argument vector", placeholders substituted as plain strings."""
-    command = f.text("command", required=True)
-    args = f.get("args")
-    if args is not None:
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise f.error("args", "expected a list of strings (each one argument)")
-        f.get("shell")
-        fill = _placeholders(workspace)
-        return Exec(fill(command), tuple(fill(a) for a in args))
-    return Command(command, f.choice("shell", ("bash", "sh"), shell))
-
-
-def _placeholders(workspace: str) -> Any:
-    def fill(text: str) -> str:
-        return text.replace("${CLAUDE_PROJECT_DIR}", workspace).replace(
-            "$CLAUDE_PROJECT_DIR", workspace)
-    return fill
-
-
-def _http(f: EventFields) -> HttpHook:
-    url = f.text("url", required=True)
-    if not url.startswith(("http://", "https://")):
-        raise f.error("url", f"expected an http:// or https:// URL, got {shown(url, 60)}")
-    headers = f.get("headers") or {}
-    if not isinstance(headers, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-        raise f.error("headers", "expected a mapping of header name: text")
-    if any(c in f"{k}{v}" for k, v in headers.items() for c in "\r\n\0"):
-        raise f.error("headers", "a header name or value may not hold a line break")
-    allowed = f.get("allowedEnvVars") or []
-    if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
-        raise f.error("allowedEnvVars", "expected a list of variable names")
-    return HttpHook(url, dict(headers), tuple(allowed))
 
 
 class Claude:
@@ -294,7 +265,7 @@ class Claude:
         said = answers.answer(result, hook.label, event, hook.on_error == "deny")
         return Verdict(said.blocks, False, None if said.decision is None
                        else Decision(said.decision), *said[2:12],
-                       updated_output=said.updated_output)
+                       updated_output=said.updated_output, relayed=said.relayed)
 
 
 DIALECT = Claude()
