@@ -167,9 +167,11 @@ class GeminiSession(Session):
         return emit_from("gemini", data, event=event, socket=socket or self.sock,
                          home=self.home, cwd=self.ws, timeout=timeout)
 
-    def ask(self, data: dict[str, Any], event: str | None = None) -> Answer:
+    def ask(self, data: dict[str, Any], event: str | None = None,
+            timeout: float = 120) -> Answer:
         """``gemini(data)`` read as Gemini CLI reads a hook's answer."""
-        return read_answer(event or str(data["hook_event_name"]), self.gemini(data, event))
+        return read_answer(event or str(data["hook_event_name"]),
+                           self.gemini(data, event, timeout=timeout))
 
 
 def emit_from(agent: str, data: dict[str, Any], *, event: str | None, socket: str,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conformance.claude_hooks_support import INITD
 from tests.conformance.gemini_hooks_support import (
     GeminiSession,
     exits,
@@ -136,7 +137,7 @@ def test_hooks_disabled_by_hooksconfig_do_not_run(gs: GeminiSession) -> None:
     gs.gemini_project(settings(BeforeTool=group(recorder(gs, "project", exits(2, "no")))))
     gs.start()
     answer = gs.ask(shell(gs, "ls"))
-    assert not answer.blocked, answer
+    assert answer.code == 0 and answer.valid and not answer.blocked, answer
     assert gs.runs("user") == 0 and gs.runs("project") == 0
 
 
@@ -221,3 +222,19 @@ def test_the_hooksconfig_keys_are_not_events(gs: GeminiSession) -> None:
     assert gs.runs("good") == 1
     assert not [line for line in gs.log_lines()
                 if "notifications" in line and "event" in line.lower()], gs.log.read_text()
+
+
+def test_initds_own_line_in_the_users_settings_is_not_a_hook_of_its_own(
+        gs: GeminiSession) -> None:
+    """The routing line (`initd emit --from gemini`, the interface contract 1) lives in the
+    user's ~/.gemini/settings.json, the very file initd reads for Gemini's user hooks
+    (CONFIGURATION "User settings file"): initd must not run it as a hook of that event
+    (it would call itself), and the other hooks still run once."""
+    line = " ".join([*INITD, "emit", "--from", "gemini", "--socket", gs.sock])
+    gs.gemini_user(settings(**{event: group(hook(line, name="initd"))
+                               for event in ("BeforeTool", "SessionStart", "AfterAgent")}))
+    gs.gemini_project(settings(BeforeTool=group(recorder(gs, "guard", exits(2, "held")))))
+    gs.start()
+    answer = gs.ask(shell(gs), timeout=60)
+    assert answer.blocked and "held" in answer.reason, answer
+    assert gs.runs("guard") == 1
