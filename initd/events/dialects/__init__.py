@@ -1,16 +1,16 @@
 """Every dialect's loader into the one model, and ``load_all`` in the order hooks run:
 discobot scripts (the image's, then the workspace's), ``.iteratr.hooks.yml``, nyzhi's
 ``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files, Claude Code's
-``settings.json`` files."""
+``settings.json`` files, Gemini CLI's ``settings.json`` files."""
 
 from __future__ import annotations
 
 import os
 
 from initd.config.log import Logger
-from initd.config.problems import NOTE, Problem
+from initd.config.problems import ERROR, NOTE, Problem
 from initd.events.dialect import Dialect, Where
-from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
+from initd.events.dialects import autoagent, claude, discobot, gemini, iteratr, nyzhi, pipelines
 from initd.events.loading import Collected
 from initd.events.model import DialectName
 from initd.events.wire import Wire, is_shim
@@ -19,7 +19,7 @@ from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT)}
+    claude.DIALECT, gemini.DIALECT)}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 
@@ -74,8 +74,22 @@ class Cache:
             self._changed(paths, stamp)
             with workspacefiles.replaying(self.guards):
                 self.found = load_all(*self.args)
+            self._problems(self.found)
             self.stamp = stamp
         return self.found
+
+    def _problems(self, found: Collected) -> None:
+        """What is wrong in the files (an unknown event's name, a key no one reads), each
+        said once: a typo in a guard is never silent. A hook that stands in is said when
+        an event meets it (standins.py)."""
+        standing = {stand_in.reason for stand_in in found.unread}
+        for problem in found.problems:
+            if self.log is None or problem.severity == NOTE or problem.text in standing \
+                    or ("problem", problem) in self.said:
+                continue
+            self.said.add(("problem", problem))
+            (self.log.error if problem.severity == ERROR else self.log.warning)(
+                "hook file problem", problem=str(problem))
 
     def _changed(self, paths: list[str],
                  stamps: tuple[tuple[str, int, int, int] | None, ...]) -> None:
