@@ -55,6 +55,8 @@ TIMEOUT_LIMIT = 86_400_000.0  # a day, in milliseconds; more is a typo
 CONFIG_KEYS = ("enabled", "disabled", "notifications")  # HOOKS_CONFIG_FIELDS: no events
 TRIGGERS = {"session_start": "source", "session_end": "reason", "pre_compact": "trigger"}
 INPUTS = {"GEMINI_SESSION_ID": "session_id", "GEMINI_CWD": "cwd"}
+NO_BASH = ("no bash in this image: Gemini CLI's command hooks run with sh (bash syntax such "
+           "as [[ ]] fails there)")
 
 
 class GeminiMatcher(matchers.Matcher):
@@ -120,6 +122,8 @@ def load(workspace: str, home: str, env: Mapping[str, str] = os.environ) -> Coll
             if name not in CONFIG_KEYS:
                 _event(found, (path, level, workspace, shell, off[level]), name,
                        definitions)
+    if shell == "sh" and found.hooks:
+        found.problems.append(Problem("", None, NO_BASH, WARNING))  # said once, at load
     return found
 
 
