@@ -74,6 +74,10 @@ def _ask(wire: Wire, came: Inbound, sock: str | None, key: str) -> Reply:
 
 
 def _unasked(wire: Wire, came: Inbound, blockable: bool, why: str) -> Reply:
+    own = getattr(wire, "unasked", None)  # an agent's own "could not ask" (Gemini CLI's)
+    if own is not None:
+        said: Reply = own(came, f"initd: {why}")
+        return said
     if blockable and came.event not in NOT_GUARDS:
         return wire.reply(came, blocked_outcome(f"initd: {why}"))
     return Reply(1, "", f"initd: {why}\n")

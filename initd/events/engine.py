@@ -43,7 +43,7 @@ from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
 from initd.events.context import EventContext
 from initd.events.dialects import DIALECTS, Cache
-from initd.events.filters import applies, deduplicated, files_for
+from initd.events.filters import applies, deduplicated, files_for, rewritten
 from initd.events.model import EventHook
 from initd.events.records import Sessions
 from initd.events.stoploop import EVENTS as STOP_EVENTS
@@ -80,7 +80,8 @@ class Outcome(NamedTuple):
     system_message: str | None = None  # for the user
     updated_input: dict[str, Any] | None = None  # PreToolUse: the tool's input to use
     updated_output: Any = None  # PostToolUse: what the model sees of the tool's output
-    relayed: dict[str, Any] | None = None  # the agent's own answer fields (its wire's)
+    # by format, its hooks' answers no field above has (Gemini's toolConfig…), for its wire
+    hook_specific: dict[str, list[dict[str, Any]]] | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The outcome in initd's one JSON casing (the API's, the session record's)."""
@@ -118,13 +119,12 @@ class Engine:
         marker = self._record(lambda sessions: sessions.begin(event.name)) if hooks else None
         state = Tally(event, DIALECTS)
         state.unblockable = self.stops.why_not(event.name, journal)  # the Stop loop's cap
-        said = payload  # as Claude Code's hooks read it: stop_hook_active on every Stop,
-        if event.name in STOP_EVENTS and "stop_hook_active" not in payload:  # true after
-            said = {**payload, "stop_hook_active":  # a block (the agent's value wins)
-                    self.stops.blocked_before(event.name, journal) > 0}
+        said = self.stops.said(event.name, payload, journal)
         # Claude Code's hooks have the payload on stdin only, as in Claude Code: no
         # TOOL_INPUT=… in their environment (a Write's whole file would not fit one)
         own = variables.table(event, {}, self.ctx)
+        in_order = {h.dialect for h in hooks if h.sequential and id(h) not in refused
+                    and applies(h, payload)}  # formats whose hooks run one by one now
         # Claude Code's, run in parallel: (hook, its call, its step), or (hook, None, why
         # trust refuses it), in load order
         together: list[tuple[EventHook, Call | None, str]] = []
@@ -132,7 +132,8 @@ class Engine:
             if state.stopped:
                 break
             dialect = DIALECTS[hook.dialect]
-            if dialect.together and (hook.wait or id(hook) in refused):
+            if dialect.together and hook.dialect not in in_order and (
+                    hook.wait or id(hook) in refused):
                 ready = None if id(hook) in refused else self._prepare(
                     hook, event, said, own, state, found.pipelines, cancel, origin)
                 together += [(hook, *ready)] if ready is not None else [
@@ -143,9 +144,11 @@ class Engine:
                 state.error(hook, refused[id(hook)], Status.UNTRUSTED)
                 continue
             given, names = (said, own) if dialect.stdin_only else (payload, table)
+            given, came = rewritten(given, origin, state.updated_input
+                                    if hook.dialect in in_order else None)
             for file in files_for(hook, given):
                 self._one(hook, event, given if file is None else {**given, "file": file},
-                          names, state, found.pipelines, cancel, journal, origin)
+                          names, state, found.pipelines, cancel, journal, came)
                 if state.stopped:
                     break
         self._together(together, event, own, state, journal)

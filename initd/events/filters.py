@@ -1,7 +1,8 @@
 """Which hooks an event's payload concerns: a loop's hooks only for its stage, a
 ``tool_name`` list (any case), nyzhi's ``pattern`` against the payload's files (a
 command with ``{file}`` runs once per matching file), and Claude Code's matcher and
-``if`` (claude/matchers.py), whose identical commands run once per event."""
+``if`` (claude/matchers.py), whose identical commands (and Gemini CLI's) run once per
+event."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from initd.events.model import Command, EventHook, Exec, HttpHook, Shell
+from initd.events.model import AgentCommand, Command, EventHook, Exec, HttpHook, Shell
+from initd.events.wire import Origin
 from initd.hooks import patterns
 
 
@@ -35,7 +37,7 @@ def deduplicated(hooks: Iterable[EventHook], payload: dict[str, Any],
     seen: set[str] = set()
     kept = []
     for hook in hooks:
-        if not refused(hook) and isinstance(hook.spec, Command | Exec | HttpHook) \
+        if not refused(hook) and isinstance(hook.spec, Command | Exec | AgentCommand | HttpHook) \
                 and applies(hook, payload):
             same = json.dumps([type(hook.spec).__name__, hook.spec], sort_keys=True)
             if same in seen:
@@ -43,6 +45,23 @@ def deduplicated(hooks: Iterable[EventHook], payload: dict[str, Any],
             seen.add(same)
         kept.append(hook)
     return kept
+
+
+def rewritten(payload: dict[str, Any], origin: Origin | None,
+              updated: dict[str, Any] | None) -> tuple[dict[str, Any], Origin | None]:
+    """The event as a hook of a format whose hooks run one after another reads it: with
+    the tool's input the hooks before it rewrote (``updated``) merged over it, as Gemini
+    CLI gives a sequential hook its predecessor's ``tool_input``, in initd's shape and in
+    the agent's own (``origin``)."""
+    if not updated:
+        return payload, origin
+
+    def over(data: dict[str, Any]) -> dict[str, Any]:
+        given = data.get("tool_input")
+        return {**data, "tool_input": {**given, **updated}} if isinstance(given, dict) \
+            else data
+    return over(payload), None if origin is None else origin._replace(
+        payload=over(origin.payload))
 
 
 def files_for(hook: EventHook, payload: dict[str, Any]) -> list[str | None]:

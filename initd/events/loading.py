@@ -17,7 +17,7 @@ from initd.hooks import kinds
 
 
 def read(path: str, fmt: str) -> Any:
-    """The parsed file (``fmt``: yaml, toml or json), or None when there is none; a file
+    """The parsed file (``fmt``: yaml, toml, json or jsonc), or None when there is none; a file
     that does not parse, is not a regular file or is over CONFIG_LIMIT is a LoadError
     naming it. (Root reads these too, for ``initd hooks list|check|trust``: a FIFO or a
     YAML alias bomb must cost it nothing.)"""
@@ -42,6 +42,10 @@ def read(path: str, fmt: str) -> Any:
             import tomllib
 
             return tomllib.loads(text)
+        if fmt == "jsonc":  # JSON with comments (Gemini CLI's settings.json)
+            from initd.config import jsonc
+
+            return json.loads(jsonc.strip(text))
         return json.loads(text)
     except Exception as err:  # yaml, toml and json each raise their own kind
         raise LoadError(f"not valid {fmt.upper()}: {err}", path) from None

@@ -49,6 +49,24 @@ class Exec(NamedTuple):
         return "command"
 
 
+class AgentCommand(NamedTuple):
+    """A command hook of an agent's own format (Gemini CLI's): run by ``shell -c`` as
+    written, with ``env`` over its environment (the hook's own, and the agent's names for
+    what initd knows), and ``inputs``: variables filled at each run from what the hook
+    reads on stdin (``GEMINI_SESSION_ID``: its ``session_id``). An identical one (the
+    same ``name`` and all) runs once per event."""
+
+    command: str
+    shell: str
+    env: dict[str, str]
+    inputs: dict[str, str]  # variable -> the stdin field it is taken from
+    name: str = ""  # the agent's name for it
+
+    @property
+    def action(self) -> str:
+        return "command"
+
+
 class HttpHook(NamedTuple):
     url: str  # Claude Code's http hook: the event JSON POSTed here
     headers: dict[str, str]  # $VAR / ${VAR} filled in from allowed_env only
@@ -108,8 +126,8 @@ class GitPush(NamedTuple):
         return "git-push"
 
 
-Spec: TypeAlias = (Shell | Command | Exec | HttpHook | Script | Webhook | Spawn | GitCommit
-                   | GitPush)
+Spec: TypeAlias = (Shell | Command | Exec | AgentCommand | HttpHook | Script | Webhook | Spawn
+                   | GitCommit | GitPush)
 
 
 class EventHook(NamedTuple):
@@ -137,6 +155,10 @@ class EventHook(NamedTuple):
     workspace: bool = True  # defined by the workspace (trust may be required), not the image
     warnings: tuple[str, ...] = ()
     matcher: Matcher | None = None  # Claude Code's matcher and `if` rule (claude/matchers.py)
+    # its format's matched hooks of the event run one after another, each reading the
+    # tool's input as those before it rewrote it, when one of them says so (Gemini CLI's
+    # "sequential": true); else as its dialect says (``together``: at once)
+    sequential: bool = False
 
     @property
     def action(self) -> str:  # script | shell | command | webhook | spawn | git-commit | …

@@ -36,7 +36,12 @@ SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
                (WORKSPACE, ".claude/settings.local.json")),
     "vscode": ((IMAGE, "/etc/vscode/policy.json"), (HOME, ".config/Code/User/settings.json"),
                (WORKSPACE, ".vscode/settings.json"), *FOLDERS),
+    "gemini": ((IMAGE, "/etc/gemini-cli/system-defaults.json"), (HOME, ".gemini/settings.json"),
+               (WORKSPACE, ".gemini/settings.json"), (IMAGE, "/etc/gemini-cli/settings.json")),
 }
+# variables that name an image's file in place of its row above (Gemini CLI's): initd's
+# own environment's, never the workspace's (devcontainer.json's containerEnv)
+IMAGE_VARIABLES = ("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "GEMINI_CLI_SYSTEM_SETTINGS_PATH")
 
 
 def paths(dialect: str, workspace: str, home: str) -> list[tuple[str, str]]:

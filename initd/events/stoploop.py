@@ -48,6 +48,14 @@ class StopLoop:
             return 0
         return count(self.steps.before(journal, event).get(event), LIMIT)
 
+    def said(self, event: str, payload: dict[str, Any], journal: Entry | None = None
+             ) -> dict[str, Any]:
+        """``payload`` as Claude Code's hooks read it: ``stop_hook_active`` on every Stop,
+        true after a blocked one (the agent's own value wins)."""
+        if event not in EVENTS or "stop_hook_active" in payload:
+            return payload
+        return {**payload, "stop_hook_active": self.blocked_before(event, journal) > 0}
+
     def why_not(self, event: str, journal: Entry | None = None) -> str | None:
         """Why a hook may not block this ``event`` (the cap is reached), or None."""
         blocked = self.blocked_before(event, journal)

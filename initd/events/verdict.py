@@ -45,7 +45,9 @@ class Verdict(NamedTuple):
     suppress: bool = False
     status: Status | None = None  # ERROR: its answer could not be read (answers.py)
     updated_output: Any = None  # what the model sees of the tool's output (a post_tool)
-    relayed: dict[str, Any] | None = None  # its agent's own answer fields, handed back
+    # what it said in its own agent's words that initd has no field for (Gemini CLI's
+    # llm_request, toolConfig, clearContext…): passed on to that agent as it was said
+    specific: dict[str, Any] | None = None
 
 
 class HookResult(NamedTuple):
@@ -137,7 +139,7 @@ class Tally:
         self.stop_reason: str | None = None
         self.updated_input: dict[str, Any] | None = None
         self.updated_output: Any = None
-        self.relayed: dict[str, Any] = {}  # the last hook's value of each
+        self.specific: dict[str, list[dict[str, Any]]] = {}  # by format, in load order
 
     @property
     def stopped(self) -> bool:
@@ -179,6 +181,8 @@ class Tally:
             self.aborted = True
             self.reason = self.reason or f"{hook.label} failed (on_failure: abort)"
         self._answers(said)
+        if said.specific:
+            self.specific.setdefault(hook.dialect, []).append(said.specific)
 
     def _answers(self, said: Verdict) -> None:
         """What a hook said besides blocking (a permission, context, a message, continue)."""
@@ -194,7 +198,6 @@ class Tally:
             self.updated_input = said.updated_input
         if said.updated_output is not None:
             self.updated_output = said.updated_output
-        self.relayed.update(said.relayed or {})
         if said.continue_ is False and self.keep_going is not False:
             self.keep_going, self.stop_reason = False, said.stop_reason
             if self._halted() and self.blocked:  # the Stop happens: nothing is blocked
@@ -216,7 +219,7 @@ class Tally:
                     continue_=self.keep_going, stop_reason=self.stop_reason,
                     system_message="\n".join(self.messages) or None,
                     updated_input=self.updated_input, updated_output=self.updated_output,
-                    relayed=self.relayed or None)
+                    hook_specific=self.specific or None)
 
 
 HALTED = "continue: false (a Claude Code hook's) wins: the agent stops, nothing is blocked"

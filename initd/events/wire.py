@@ -24,9 +24,9 @@ from initd.errors import InitdError
 # initd's (Claude Code's) tools that other agents name otherwise; their inputs' fields
 SHELL, WRITE, EDIT, READ = "Bash", "Write", "Edit", "Read"
 # initd's own line in an agent's hook config: [a path to] initd, or python3 -m initd, then
-# emit --from AGENT and at most the event's name (or an Idempotency-Key option)
+# emit --from AGENT and at most the event's name and a --socket (a path of plain words)
 SHIM = re.compile(r"(?:[\w./-]*/)?(?:initd|python3?(?:\.\d+)? -m initd) emit "
-                  r"--from[ =][a-z]+(?: [A-Za-z_]+)?")
+                  r"--from[ =][a-z]+(?: [A-Za-z_]+)?(?: --socket[ =][\w./-]+)?")
 MCP_PREFIX = "mcp__"
 
 

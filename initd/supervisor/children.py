@@ -80,8 +80,13 @@ def container_env(ctx: HookContext) -> dict[str, str]:
     """devcontainer.json's containerEnv, for the hook service and so every hook it runs
     (they run as the agent: the file is the agent's to write, and root's processes never
     get it), without the variables initd's settings are read from (SESSION_ID,
-    AGENT_USER, WORKSPACE_PATH): initd's own, even where the service would read them."""
+    AGENT_USER, WORKSPACE_PATH): initd's own, even where the service would read them;
+    nor those that name an image's hook file (Gemini CLI's system settings): a guard of
+    the image's is never swapped for a file the workspace names."""
+    from initd.events.sources import IMAGE_VARIABLES
+
     read = {name for option in settings.OPTIONS for name in option.env}
+    read.update(IMAGE_VARIABLES)
     return {name: value for name, value in ctx.container_env if name not in read}
 
 

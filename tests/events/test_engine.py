@@ -320,6 +320,6 @@ def test_no_hooks_no_process(ws: Workspace) -> None:
                        "feedback": None, "context": None, "aborted": False, "results": [],
                        "permissionDecision": None, "additionalContext": None,
                        "continue": None, "stopReason": None, "systemMessage": None,
-                       "updatedInput": None, "updatedOutput": None, "relayed": None}
+                       "updatedInput": None, "updatedOutput": None, "hookSpecific": None}
     assert os.getpid() == before
     assert Path(ws.engine.sessions.events_path).exists()  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from initd.config.log import Logger
 from initd.events import templates
 from initd.events.model import (
+    AgentCommand,
     Command,
     EventHook,
     Exec,
@@ -110,7 +111,7 @@ def run(call: Call) -> ActionResult:
     spec = call.hook.spec
     if isinstance(spec, Shell):
         return process.shell(call, spec)
-    if isinstance(spec, Command | Exec):
+    if isinstance(spec, Command | Exec | AgentCommand):
         return process.command(call, spec)
     if isinstance(spec, HttpHook):
         return claudehttp.send(call, spec)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from initd.events import answers, execsize, templates
 from initd.events.actions import ActionResult, Call, Status
-from initd.events.model import Command, Exec, GitCommit, GitPush, Script, Shell
+from initd.events.model import AgentCommand, Command, Exec, GitCommit, GitPush, Script, Shell
 from initd.process import runner
 from initd.process.git import scrubbed
 
@@ -26,17 +26,23 @@ def shell(call: Call, spec: Shell) -> ActionResult:
     return run_process(call, ["sh", "-c", rendered], refs, tuple(unknown))
 
 
-def command(call: Call, spec: Command | Exec) -> ActionResult:
+def command(call: Call, spec: Command | Exec | AgentCommand) -> ActionResult:
     """Claude Code's command hook: the shell runs it as written (``$CLAUDE_PROJECT_DIR`` is
     the workspace), or, in exec form, its ``args`` are the argument vector (no shell); in
     the workspace, with Claude Code's event JSON on stdin, in a session of its own without
-    a controlling terminal (the reference: "command hooks run in their own session")."""
+    a controlling terminal (the reference: "command hooks run in their own session").
+    Another agent's (AgentCommand) alike, with its own variables."""
+    if isinstance(spec, AgentCommand):
+        given = {name: call.stdin[field] for name, field in spec.inputs.items()
+                 if isinstance(call.stdin.get(field), str) and "\0" not in call.stdin[field]}
+        return run_process(call, [spec.shell, "-c", spec.command], {**given, **spec.env},
+                           new_session=True)
     argv = [spec.command, *spec.args] if isinstance(spec, Exec) else \
         [spec.shell, "-c", spec.command]
     # the agent's own hook environment its wire passed on (Claude Code's CLAUDE_ENV_FILE),
     # for the hooks of that agent's format alone; they run as the agent, as ever
-    given = call.origin.env if call.origin and call.origin.agent == call.hook.dialect else ()
-    return run_process(call, argv, {**dict(given), "CLAUDE_PROJECT_DIR": call.workspace},
+    passed = call.origin.env if call.origin and call.origin.agent == call.hook.dialect else ()
+    return run_process(call, argv, {**dict(passed), "CLAUDE_PROJECT_DIR": call.workspace},
                        new_session=True)
 
 

@@ -72,7 +72,8 @@ class ClaudeWire:
 
     def reply(self, inbound: Inbound, outcome: Mapping[str, Any]) -> Reply:
         event = inbound.event
-        given = outcome.get("relayed") or {}
+        given = {k: v for said in (outcome.get("hookSpecific") or {}).get(AGENT, [])
+                 for k, v in said.items()}  # (the last hook's value of each)
         if event == "stop_failure":  # "Output and exit code are ignored"
             sequence = given.get(relayed.TERMINAL)
             return Reply(0, _json({relayed.TERMINAL: sequence}) if sequence else "", "")

@@ -265,7 +265,7 @@ class Claude:
         said = answers.answer(result, hook.label, event, hook.on_error == "deny")
         return Verdict(said.blocks, False, None if said.decision is None
                        else Decision(said.decision), *said[2:12],
-                       updated_output=said.updated_output, relayed=said.relayed)
+                       updated_output=said.updated_output, specific=said.relayed)
 
 
 DIALECT = Claude()
