@@ -28,7 +28,7 @@ merged in load order). What did not load
 stands in after them as an error that blocks a blockable event (standins.py). For
 ``pre_iteration`` the hooks' output, concatenated raw in order with failures as text
 (iteratr's way), is the context for the agent's prompt. Stops blocked in a row are
-counted, and capped (claude/stoploop.py).
+counted, and capped (stoploop.py).
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ from typing import Any, NamedTuple
 from initd.events import parallel, standins, variables
 from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import Background, attempts
-from initd.events.claude.stoploop import EVENTS as STOP_EVENTS
-from initd.events.claude.stoploop import StopLoop
 from initd.events.conditions import ConditionError
 from initd.events.context import EventContext
 from initd.events.dialects import DIALECTS, Cache
 from initd.events.filters import applies, deduplicated, files_for
 from initd.events.model import EventHook
 from initd.events.records import Sessions
+from initd.events.stoploop import EVENTS as STOP_EVENTS
+from initd.events.stoploop import StopLoop
 from initd.events.trust import for_event_hook
 from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
 from initd.events.wire import Origin
@@ -71,7 +71,8 @@ class Outcome(NamedTuple):
     context: str | None
     aborted: bool
     results: list[HookResult]
-    # Claude Code's answers (verdict.Tally.claude): None when no hook said one
+    # what the hooks said besides (verdict.Tally.answers), in every agent's terms the same:
+    # None when no hook said one
     permission_decision: str | None = None  # PreToolUse: allow | ask | deny
     additional_context: str | None = None  # for the model
     continue_: bool | None = None  # "continue": false: the agent stops (wins over a block)
@@ -168,7 +169,7 @@ class Engine:
              journal: Entry | None = None) -> Outcome:
         outcome = Outcome(event.name, state.blocked, state.reason, state.feedback,
                           "\n".join(state.context) if event.name in CONTEXT_EVENTS else None,
-                          state.aborted, state.results, **state.claude())
+                          state.aborted, state.results, **state.answers())
         # a Stop's additionalContext keeps the conversation going "through the same loop
         # protections as decision: "block"" (the reference): it counts as a block does
         goes_on = outcome.blocked or (event.name in STOP_EVENTS and outcome.continue_ is

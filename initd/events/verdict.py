@@ -12,11 +12,12 @@ from typing import Any, NamedTuple, Protocol
 
 from initd.events import answers
 from initd.events.actions import ActionResult, Status
-from initd.events.claude import answers as claude_answers
 from initd.events.model import DialectName, EventHook
 from initd.hooks.kinds import Event
 
 CONTEXT_EVENTS = ("pre_iteration",)
+PERMISSIONS = ("allow", "ask", "deny")  # in order of precedence (deny wins)
+STOPS = ("stop", "subagent_stop")  # continue: false wins over their block
 
 
 class Decision(enum.StrEnum):
@@ -33,7 +34,8 @@ class Verdict(NamedTuple):
     reason: str | None
     feedback: str | None
     note: str | None  # the result's error: why it did not count as it asked, if so
-    # what a Claude Code hook said besides (claude/answers.Answer): None when it said nothing
+    # what the hook said besides (each dialect's reading of its answer): None when it said
+    # nothing
     permission: str | None = None
     context: str | None = None
     system_message: str | None = None
@@ -175,8 +177,8 @@ class Tally:
         self._answers(said)
 
     def _answers(self, said: Verdict) -> None:
-        """What a hook said besides (Claude Code's answer fields: None in any other's)."""
-        order = claude_answers.PERMISSIONS
+        """What a hook said besides blocking (a permission, context, a message, continue)."""
+        order = PERMISSIONS
         if said.permission is not None and (self.permission is None or order.index(
                 said.permission) > order.index(self.permission)):
             self.permission = said.permission
@@ -199,10 +201,11 @@ class Tally:
             self.keep_going = True
 
     def _halted(self) -> bool:
-        return self.keep_going is False and self.event.name in claude_answers.STOPS
+        return self.keep_going is False and self.event.name in STOPS
 
-    def claude(self) -> dict[str, Any]:
-        """Claude Code's answers, as the Outcome's fields (None: no hook said one)."""
+    def answers(self) -> dict[str, Any]:
+        """What the hooks said besides blocking, as the Outcome's fields (None: no hook
+        said it): every agent's answers are these (events/wire.py)."""
         return dict(permission_decision=self.permission,
                     additional_context="\n".join(self.contexts) or None,
                     continue_=self.keep_going, stop_reason=self.stop_reason,

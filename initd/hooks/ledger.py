@@ -1,5 +1,5 @@
 """Counts across requests, kept as the requests' own steps: the re-prompts since the last
-user turn (message.LoopGuard) and the Stops blocked in a row (events/claude/stoploop.py).
+user turn (message.LoopGuard) and the Stops blocked in a row (events/stoploop.py).
 
 A count written beside the journal is a second write after the journal's line: a
 request killed between the two is counted again when it is sent again, or never (a

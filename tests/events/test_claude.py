@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from initd.events import wiring
-from initd.events.claude.stoploop import CAP
 from initd.events.dialects import claude
+from initd.events.stoploop import CAP
 from initd.hooks.trust import Trust
 from tests.events.support import Workspace
 from tests.hooks.support import forget_session, git_repo, hook_context

@@ -1,5 +1,5 @@
 """Claude Code's Stop loop across a kill -9 and a resend: the count of Stops blocked in a
-row is a step of the Stop's own request (events/claude/stoploop.py, hooks/ledger.py), so a Stop
+row is a step of the Stop's own request (events/stoploop.py, hooks/ledger.py), so a Stop
 sent again with its key is counted once. Before, a Stop killed after its count was kept
 and before its answer was counted twice: the Stops' exit codes went ``[2, 2, 0, 2]`` (the
 cap reached one Stop early, then a reset) where they should be ``[2, 2, 2, 0]``.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from initd.events.claude.stoploop import CAP
+from initd.events.stoploop import CAP
 from tests.hooks.support import forget_session
 from tests.service import torture
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from initd.events.claude.stoploop import CAP
+from initd.events.stoploop import CAP
 from initd.state.journal import Journal
 from tests.hooks.support import git_repo
 from tests.service.kills import Killable, kill_at

@@ -25,15 +25,14 @@ from typing import Any, NamedTuple
 
 from initd.events import answers
 from initd.events.actions import ActionResult, Status
+from initd.events.verdict import PERMISSIONS
 from initd.hooks.kinds import Event
 
 PLAIN_CONTEXT = ("user_prompt_submit", "session_start")  # plain stdout is context
 FEEDBACK = ("post_tool", "post_tool_failure")  # a block is feedback: the tool already ran
-STOPS = ("stop", "subagent_stop")  # continue: false wins over their block
 # where the reference discards continue: false ("no decision control": the agent goes on)
 NO_CONTINUE = ("pre_compact", "session_end", "notification", "stop_failure", "post_compact",
                "worktree_remove", "cwd_changed", "file_changed", "instructions_loaded")
-PERMISSIONS = ("allow", "ask", "deny")  # in order of precedence (deny wins)
 PERMISSION_EVENTS = ("pre_tool", "permission_request")  # a block is a deny
 DEPRECATED = {"approve": "allow", "block": "deny"}  # PreToolUse's old decision
 
