@@ -32,6 +32,10 @@ SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
     "claude": ((IMAGE, "/etc/claude-code/managed-settings.json"),
                (HOME, ".claude/settings.json"), (WORKSPACE, ".claude/settings.json"),
                (WORKSPACE, ".claude/settings.local.json")),
+    "codex": ((IMAGE, "/etc/codex/requirements.toml"), (IMAGE, "/etc/codex/hooks.json"),
+              (IMAGE, "/etc/codex/config.toml"), (HOME, ".codex/hooks.json"),
+              (HOME, ".codex/config.toml"), (WORKSPACE, ".codex/hooks.json"),
+              (WORKSPACE, ".codex/config.toml")),
 }
 
 

@@ -75,6 +75,8 @@ EVENTS = (
     Event("worktree_remove", (), False),
     Event("cwd_changed", (), False),
     Event("file_changed", (), False),
+    # OpenAI Codex's: the user interrupted a turn (its hooks observe it)
+    Event("interrupt", (), False),
     # Gemini CLI's events of the model's own loop, which no other agent has
     Event("before_model", (), True),
     Event("after_model", (), True),

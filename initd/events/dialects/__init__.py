@@ -10,7 +10,7 @@ import os
 from initd.config.log import Logger
 from initd.config.problems import NOTE, Problem
 from initd.events.dialect import Dialect, Where
-from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
+from initd.events.dialects import autoagent, claude, codex, discobot, iteratr, nyzhi, pipelines
 from initd.events.loading import Collected
 from initd.events.model import DialectName
 from initd.events.wire import Wire, is_shim
@@ -19,7 +19,7 @@ from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT)}
+    claude.DIALECT, codex.DIALECT)}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 
