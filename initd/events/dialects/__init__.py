@@ -74,8 +74,23 @@ class Cache:
             self._changed(paths, stamp)
             with workspacefiles.replaying(self.guards):
                 self.found = load_all(*self.args)
+            self._say(self.found)
             self.stamp = stamp
         return self.found
+
+    def _say(self, found: Collected) -> None:
+        """Each problem of loading that no stand-in says when its event fires (a warning,
+        an event's name no agent has: issue 37, "a typo in a guard's event is never
+        silent"), in the log once."""
+        if self.log is None:
+            return
+        standing = {stand_in.reason for stand_in in found.unread}
+        for problem in found.problems:
+            if problem.text in standing or ("problem", str(problem)) in self.said:
+                continue
+            self.said.add(("problem", str(problem)))
+            say = self.log.info if problem.severity == NOTE else self.log.warning
+            say("hook config problem", problem=str(problem))
 
     def _changed(self, paths: list[str],
                  stamps: tuple[tuple[str, int, int, int] | None, ...]) -> None:
