@@ -14,8 +14,9 @@ Claude Code's file tools (openai/codex ``codex-rs/apply-patch``, its grammar in
     *** End Patch
 
 Every ``*** Add File:``, ``*** Update File:``, ``*** Move to:`` and ``*** Delete File:``
-line names a file the patch writes, wherever it stands: a guard is shown each one even
-in a patch Codex would refuse to apply. A path is relative to the session's cwd."""
+line names a file the patch writes, wherever it stands and however indented (Codex's
+parser, ``parser.rs``, reads a header trimmed): a guard is shown each one even in a patch
+Codex would refuse to apply. A path is relative to the session's cwd."""
 
 from __future__ import annotations
 
@@ -29,23 +30,38 @@ HEADERS = (("*** Add File: ", "add"), ("*** Update File: ", "update"),
 
 
 class FileOp(NamedTuple):
-    kind: str  # add | update | delete | move (where an update's file moves to)
+    kind: str  # add | update | delete | move (a "Move to:" of no update)
     path: str  # as the patch writes it
     old: tuple[str, ...] = ()  # an update's lines before: its context and removed lines
     new: tuple[str, ...] = ()  # an add's lines; an update's context and added lines
+    moved: str | None = None  # where an update's file goes ("*** Move to:")
+
+    @property
+    def written(self) -> str:
+        """The file it writes: an update's where it moves to (Codex's ``Hunk::path``)."""
+        return self.moved or self.path
 
 
 def parse(text: str) -> list[FileOp]:
     """The files ``text`` writes, in its order (none: it is no patch)."""
     ops: list[FileOp] = []
+    inside = False  # in a file's lines (not past an "*** End Patch")
     for line in text.split("\n"):
         line = line.removesuffix("\r")
-        header = next(((kind, line[len(p):].strip()) for p, kind in HEADERS
-                       if line.startswith(p)), None)
-        if header is not None:
+        bare = line.strip()  # (Codex reads a header "with leading/trailing whitespace")
+        header = next(((kind, bare[len(p):].strip()) for p, kind in HEADERS
+                       if bare.startswith(p)), None)
+        if header is not None and header[0] == "move" and ops and ops[-1].kind == "update" \
+                and ops[-1].moved is None:
+            ops[-1] = ops[-1]._replace(moved=header[1])
+        elif header is not None:
             ops.append(FileOp(*header))
-        elif ops and not line.startswith(("***", "@@")):
+        elif bare in (BEGIN, END):
+            inside = False
+            continue
+        elif inside and not line.startswith(("***", "@@")):
             ops[-1] = _line(ops[-1], line)
+        inside = inside or header is not None
     return ops
 
 
@@ -53,7 +69,7 @@ def _line(op: FileOp, line: str) -> FileOp:
     mark, rest = line[:1], line[1:]
     if op.kind == "add":
         return op._replace(new=(*op.new, rest)) if mark == "+" else op
-    if op.kind not in ("update", "move") or mark not in ("", " ", "-", "+"):
+    if op.kind != "update" or mark not in ("", " ", "-", "+"):
         return op
     return op._replace(old=op.old + ((rest,) if mark in ("", " ", "-") else ()),
                        new=op.new + ((rest,) if mark in ("", " ", "+") else ()))

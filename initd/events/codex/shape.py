@@ -62,7 +62,7 @@ def inward(payload: dict[str, Any]) -> dict[str, Any]:
     if not ops:  # no patch initd can read: an Edit of no file (a rule on Edit runs)
         return {**payload, "tool_name": "Edit", "tool_input": dict(given)}
     first = ops[0]
-    path = os.path.normpath(os.path.join(str(cwd), first.path))
+    path = os.path.normpath(os.path.join(str(cwd), first.written))
     if first.kind == "add":
         return {**payload, "tool_name": "Write",
                 "tool_input": {"file_path": path, "content": patch.text(first.new)}}
