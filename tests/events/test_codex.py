@@ -149,3 +149,17 @@ def test_the_docs_table_of_events_is_the_code() -> None:
             for line in section.splitlines() if line.startswith("| `")]
     assert {row[0]: row[1] for row in rows} == EVENTS
     assert {row[1] for row in rows if not row[2].startswith("(")} == set(MATCHED)
+
+
+def test_hooks_state_is_no_hook_and_no_second_form(tmp_path: Any) -> None:
+    """``[hooks.state."<key>"]`` (Codex's record of a person's review) beside a hooks.json:
+    one hook, and no warning that the layer has hooks in both forms."""
+    from initd.events.dialects import codex
+
+    folder = tmp_path / "ws" / ".codex"
+    folder.mkdir(parents=True)
+    (folder / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "true"}]}]}}))
+    (folder / "config.toml").write_text('[hooks.state."x:stop:0:0"]\nenabled = false\n')
+    found = codex.load(str(tmp_path / "ws"), str(tmp_path / "home"))
+    assert [h.event for h in found.hooks] == ["stop"] and found.problems == []

@@ -51,7 +51,8 @@ KINDS = (("requirements", "toml"), ("managed", "json"), ("managed", "toml"), ("u
 SCOPES = ("requirements", "managed", "user", "project")
 DEFAULT_TIMEOUT = 600.0  # openai/codex discovery.rs: timeout_sec.unwrap_or(600).max(1)
 TIMEOUT_LIMIT = 86_400.0  # a day; more is a typo (milliseconds?), refused
-NOT_EVENTS = {"toml": ("state",), "requirements": ("managed_dir", "windows_managed_dir")}
+NOT_EVENTS = {"json": (), "toml": ("state",),  # [hooks.state]: Codex's reviews
+              "requirements": ("managed_dir", "windows_managed_dir")}
 NAMES_ONLY = re.compile(r"[A-Za-z0-9_|]+")  # openai/codex events/common.rs: exact names
 # The command as Codex runs it, in the session's cwd: the hook's input names it first
 # (the dialect's stdin), read here without a JSON parser; one with a quote or a backslash
@@ -103,7 +104,8 @@ def load(workspace: str, home: str) -> Collected:
     shell = "bash" if shutil.which("bash") else "sh"
     layers: dict[str, list[str]] = {}
     for path, scope, form, data in read:
-        hooks = _hooks(found, path, form, data)
+        hooks = {name: groups for name, groups in (_hooks(found, path, form, data) or {}
+                                                   ).items() if name not in NOT_EVENTS[form]}
         if not hooks:
             continue
         if scope in off:
@@ -112,8 +114,7 @@ def load(workspace: str, home: str) -> Collected:
             continue
         layers.setdefault(scope, []).append(path)
         for name, groups in hooks.items():
-            if name not in NOT_EVENTS.get(form, ()):
-                _event(found, path, scope, name, groups, shell)
+            _event(found, path, scope, name, groups, shell)
     for scope, paths in layers.items():
         if scope != "requirements" and len(paths) > 1:  # (Codex's warning, and both run)
             found.problems.append(Problem(paths[1], "hooks", f"hooks in both {paths[0]} and "
