@@ -66,6 +66,7 @@ class WireError(InitdError):
 class Wire(Protocol):
     agent: str  # the registry's name: "claude"
     name_field: str  # where the payload names its event: "hook_event_name"
+    events: Mapping[str, str]  # the agent's name for each event -> initd's (docs/agents.md)
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
         """The payload (and the event named ``name`` or by its own field) in initd's

@@ -39,6 +39,7 @@ CONTEXT = ("session_start", "setup", "user_prompt_submit", "user_prompt_expansio
 class ClaudeWire:
     agent = AGENT
     name_field = FIELD
+    events: Mapping[str, str] = EVENTS
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
         said = wire.named(payload, name, FIELD, "Claude Code")

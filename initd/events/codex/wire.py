@@ -43,6 +43,7 @@ Build = Callable[[dict[str, Any], Inbound, Mapping[str, Any], str], None]
 class CodexWire:
     agent = AGENT
     name_field = FIELD
+    events: Mapping[str, str] = EVENTS
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
         said = wire.named(payload, name, FIELD, "Codex")

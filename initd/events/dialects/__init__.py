@@ -1,7 +1,7 @@
 """Every dialect's loader into the one model, and ``load_all`` in the order hooks run:
 discobot scripts (the image's, then the workspace's), ``.iteratr.hooks.yml``, nyzhi's
 ``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files, Claude Code's
-``settings.json`` files."""
+``settings.json`` files, VS Code's hook files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,16 @@ import os
 from initd.config.log import Logger
 from initd.config.problems import NOTE, Problem
 from initd.events.dialect import Dialect, Where
-from initd.events.dialects import autoagent, claude, codex, discobot, iteratr, nyzhi, pipelines
+from initd.events.dialects import (
+    autoagent,
+    claude,
+    codex,
+    discobot,
+    iteratr,
+    nyzhi,
+    pipelines,
+    vscode,
+)
 from initd.events.loading import Collected
 from initd.events.model import DialectName
 from initd.events.wire import Wire, is_shim
@@ -19,7 +28,7 @@ from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT, codex.DIALECT)}
+    claude.DIALECT, codex.DIALECT, vscode.DIALECT)}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 

@@ -18,8 +18,9 @@ seconds: 600 by default, 30 on UserPromptSubmit, and SessionEnd's hooks share a 
 ``true`` in the managed file turns every hook off, and its ``false`` keeps every one on;
 else the value left turns off the workspace's hooks, and the user's own file alone
 turns off the user's (a repository can neither turn its user's hooks off nor back on:
-initd's choice). The managed ``allowManagedHooksOnly: true`` leaves only the managed file's.
-"""
+initd's choice). The managed ``allowManagedHooksOnly: true`` leaves only the managed file's,
+unless those are all initd's own line (``initd shim claude``): Claude Code then runs
+initd alone, and initd every other hook."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from initd.events.dialect import Where, own_name
 from initd.events.loading import Collected, EventFields
 from initd.events.model import Command, EventHook, Exec, HttpHook
 from initd.events.verdict import Decision, Verdict
-from initd.events.wire import Wire
+from initd.events.wire import Wire, is_shim
 from initd.hooks.kinds import Event
 
 NAME = "claude"
@@ -54,7 +55,6 @@ DEFAULT_TIMEOUT = 600.0
 EVENT_TIMEOUTS = {"user_prompt_submit": 30.0, "session_end": 1.5}
 SESSION_END_LIMIT = 60.0
 TIMEOUT_LIMIT = 86_400.0  # a day; more is a typo (milliseconds?), refused
-TYPES = ("command", "prompt", "agent", "http")
 MODEL_TYPES = ("prompt", "agent")  # need Claude Code's model: refused, an error on the event
 NO_BASH = ("no bash in this image: Claude Code command hooks without \"shell\" run with sh "
            "(bash syntax such as [[ ]] fails there)")
@@ -117,7 +117,7 @@ def _enabled(found: Collected, settings: list[tuple[str, str, dict[str, Any]]]
     off: set[str] = set()
     if managed:
         off = {"managed", "user", "project", "local"}
-    elif value("managed", "allowManagedHooksOnly"):
+    elif value("managed", "allowManagedHooksOnly") and not _shim_only(settings):
         off = {"user", "project", "local"}
     elif managed is None:  # (a managed false is the value left: every hook runs)
         left = next((v for v in map(value, ("local", "project", "user")) if v is not None),
@@ -129,6 +129,17 @@ def _enabled(found: Collected, settings: list[tuple[str, str, dict[str, Any]]]
             found.problems.append(Problem(path, "hooks", "not run (disableAllHooks or "
                                           "allowManagedHooksOnly)", WARNING))
     return [entry for entry in settings if entry[1] not in off]
+
+
+def _shim_only(settings: list[tuple[str, str, dict[str, Any]]]) -> bool:
+    """The managed file's hooks are all initd's own line: its allowManagedHooksOnly is
+    for Claude Code (run initd alone), not for initd."""
+    hooks = next((data.get("hooks") for _, scope, data in settings if scope == "managed"),
+                 None)
+    lines = [handler.get("command") for groups in (hooks or {}).values()
+             if isinstance(groups, list) for group in groups if isinstance(group, Mapping)
+             for handler in group.get("hooks") or [] if isinstance(handler, Mapping)]
+    return bool(lines) and all(isinstance(line, str) and is_shim(line) for line in lines)
 
 
 def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home: str,
