@@ -16,7 +16,8 @@ where there is none), ``timeout`` seconds (600 by default, at least 1). ``prompt
 layer's hooks off, and the layers it is the value left for (the user's, the workspace's:
 a workspace cannot turn its user's hooks back on, initd's choice as for Claude Code);
 only requirements.toml's turns every hook off, and its ``allow_managed_hooks_only = true``
-leaves the managed hooks alone (openai/codex docs/config.md). A file initd cannot read
+leaves the managed hooks alone (openai/codex docs/config.md), unless those are all initd's
+own line: Codex then runs initd alone, and initd every other hook. A file initd cannot read
 or parse, a group or handler it cannot load, stands in as an error on its event (Codex
 runs on without it: initd blocks a guard's event, invariant 12).
 """
@@ -24,7 +25,6 @@ runs on without it: initd blocks a guard's event, invariant 12).
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Mapping
 from typing import Any
@@ -33,15 +33,16 @@ from initd.config.problems import WARNING, LoadError, Problem
 from initd.errors import shown
 from initd.events import sources
 from initd.events.actions import ActionResult, Call
-from initd.events.claude import matchers
+from initd.events.claude.matchers import MatcherError
 from initd.events.codex import answers, shape
 from initd.events.codex import wire as codex_wire
-from initd.events.codex.names import EVENTS, MATCHED, NAMES, tool_names
+from initd.events.codex.matchers import CodexMatcher, matcher
+from initd.events.codex.names import EVENTS, MATCHED, NAMES
 from initd.events.dialect import Where
 from initd.events.loading import Collected, EventFields
 from initd.events.model import EventHook, Exec
 from initd.events.verdict import Verdict
-from initd.events.wire import Wire
+from initd.events.wire import Wire, is_shim
 from initd.hooks.kinds import Event
 
 NAME = "codex"
@@ -53,26 +54,12 @@ DEFAULT_TIMEOUT = 600.0  # openai/codex discovery.rs: timeout_sec.unwrap_or(600)
 TIMEOUT_LIMIT = 86_400.0  # a day; more is a typo (milliseconds?), refused
 NOT_EVENTS = {"json": (), "toml": ("state",),  # [hooks.state]: Codex's reviews
               "requirements": ("managed_dir", "windows_managed_dir")}
-NAMES_ONLY = re.compile(r"[A-Za-z0-9_|]+")  # openai/codex events/common.rs: exact names
 # The command as Codex runs it, in the session's cwd: the hook's input names it first
 # (the dialect's stdin), read here without a JSON parser; one with a quote or a backslash
 # in it (JSON's escapes) leaves the hook in the workspace. $0 is the command, $1 the shell.
 RUN = ('input=$(cat); rest=${input#"{\\"cwd\\": \\""}; if [ "$rest" != "$input" ]; then '
        'cwd=${rest%%\\"*}; case $cwd in *\\\\*) ;; *) cd -- "$cwd" 2>/dev/null;; esac; fi; '
        'printf %s "$input" | "$1" -c "$0"')
-
-
-class CodexMatcher(matchers.Matcher):
-    """Codex's matcher: a tool is matched by its name or an alias (``Write`` and ``Edit``
-    match ``apply_patch``), whichever initd's shape calls it."""
-
-    def matches(self, payload: Mapping[str, Any]) -> bool:
-        field = matchers.TOOL_FIELD
-        name = payload.get(field) if self.field == field else None
-        if not isinstance(name, str):
-            return super().matches(payload)
-        return any(super(CodexMatcher, self).matches({field: alias})
-                   for alias in tool_names(name))
 
 
 def files(workspace: str, home: str) -> list[tuple[str, str, str]]:
@@ -144,13 +131,25 @@ def _off(found: Collected, read: list[tuple[str, str, str, dict[str, Any]]]) -> 
             managed_only = data.get("allow_managed_hooks_only") is True
     if flags["requirements"] is False:
         return set(SCOPES)
-    off = {"user", "project"} if managed_only else set()
+    off = {"user", "project"} if managed_only and not _shim_only(read) else set()
     order = ("project", "user", "managed")
     for at, scope in enumerate(order):
         left = next((flags[s] for s in order[at:] if flags[s] is not None), None)
         if left is False:
             off.add(scope)
     return off
+
+
+def _shim_only(read: list[tuple[str, str, str, dict[str, Any]]]) -> bool:
+    """The managed hooks are all initd's own line (``initd shim codex`` written to
+    /etc/codex): allow_managed_hooks_only is for Codex (run initd alone), not for initd."""
+    groups = [group for _, scope, form, data in read if scope in ("requirements", "managed")
+              and isinstance(data.get("hooks"), Mapping)
+              for name, listed in data["hooks"].items() if name not in NOT_EVENTS[form]
+              and isinstance(listed, list) for group in listed]
+    lines = [handler.get("command") for group in groups if isinstance(group, Mapping)
+             for handler in group.get("hooks") or [] if isinstance(handler, Mapping)]
+    return bool(lines) and all(isinstance(line, str) and is_shim(line) for line in lines)
 
 
 def _hooks(found: Collected, path: str, form: str, data: dict[str, Any]
@@ -210,20 +209,11 @@ def _group(event: str, group: object, path: str, key: str
     if not isinstance(handlers, list):
         raise f.error("hooks", 'expected a list of hooks ([{"type": "command", '
                       '"command": ...}])')
-    field = MATCHED.get(event)
-    if field is None:  # (Codex ignores it, an invalid one too)
-        f.get("matcher")
-        return None, handlers, f.unknown()
-    text = f.text("matcher", "")
-    if text in ("", "*"):
-        return CodexMatcher(text, field), handlers, f.unknown()
-    if NAMES_ONLY.fullmatch(text):
-        names = tuple(name for name in text.split("|") if name)
-        return CodexMatcher(text, field, names), handlers, f.unknown()
-    problem = matchers.regex_problem(text)
-    if problem is not None:
-        raise f.error("matcher", f"{shown(text, 60)}: {problem}")
-    return CodexMatcher(text, field, regex=text), handlers, f.unknown()
+    text = f.text("matcher", "") if event in MATCHED else f.get("matcher")
+    try:
+        return matcher(event, text), handlers, f.unknown()
+    except MatcherError as err:
+        raise f.error("matcher", f"{shown(text, 60)}: {err}") from None
 
 
 def _skipped(handler: object) -> str | None:
