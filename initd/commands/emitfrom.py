@@ -7,8 +7,9 @@ The payload is the agent's hook input, on stdin, as the agent writes it; the eve
 one it names (EVENT, when given, wins). initd's hooks could not be asked (no service, its
 error, a payload it could not take): a blockable event gets the agent's own "blocked"
 answer (invariant 12: a guard that saw nothing never reads as "allowed"), any other
-event exit 1 with the reason (every agent reads it as a hook's error, not a block): a
-Stop too, whose block would keep the agent working, never guard it. A
+event exit 1 with the reason (every agent reads it as a hook's error, not a block), or
+the agent's own warning where its wire has one (events/wire.Unasked: Codex's): a Stop
+too, whose block would keep the agent working, never guard it. A
 payload that is no JSON object, or names no event of the agent's, is exit 2 with the
 reason on stderr: what the agent asked cannot be known, so it is not allowed.
 
@@ -26,7 +27,15 @@ import urllib.parse
 
 from initd.commands import client
 from initd.errors import InitdError
-from initd.events.wire import Inbound, Reply, Wire, WireError, blocked_outcome, passed_on
+from initd.events.wire import (
+    Inbound,
+    Reply,
+    Unasked,
+    Wire,
+    WireError,
+    blocked_outcome,
+    passed_on,
+)
 from initd.hooks import kinds
 
 # blockable, but a block there is "keep working", not a guard's "no": an agent whose Stop
@@ -74,12 +83,10 @@ def _ask(wire: Wire, came: Inbound, sock: str | None, key: str) -> Reply:
 
 
 def _unasked(wire: Wire, came: Inbound, blockable: bool, why: str) -> Reply:
-    own = getattr(wire, "unasked", None)  # an agent's own "could not ask" (Gemini CLI's)
-    if own is not None:
-        said: Reply = own(came, f"initd: {why}")
-        return said
     if blockable and came.event not in NOT_GUARDS:
         return wire.reply(came, blocked_outcome(f"initd: {why}"))
+    if isinstance(wire, Unasked):  # the agent's own warning (Codex's, Gemini CLI's)
+        return wire.unasked(came, f"initd: {why}")
     return Reply(1, "", f"initd: {why}\n")
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from initd.errors import InitdError
 
@@ -96,6 +96,16 @@ def passed_on(wire: Wire, event: str, given: Mapping[str, str]) -> tuple[tuple[s
     names = getattr(wire, "passes", lambda event: ())(event)
     return tuple((name, given[name]) for name in names if isinstance(given.get(name), str)
                  and "\0" not in given[name] and len(given[name].encode()) <= ENV_LIMIT)
+
+
+@runtime_checkable
+class Unasked(Protocol):
+    """A Wire whose agent has its own answer for an event that guards nothing and that
+    initd could not put to its hooks (any other's: exit 1 with the reason, a hook's
+    error): Codex shows a ``systemMessage`` as a warning."""
+
+    def unasked(self, inbound: Inbound, why: str) -> Reply:
+        """The answer, ``why`` saying what went wrong."""
 
 
 def is_shim(command: str) -> bool:

@@ -77,6 +77,8 @@ EVENTS = (
     Event("file_changed", (), False),
     Event("directory_added", (), False),  # (/add-dir: "they can't block the add")
     Event("message_display", (), False),  # ("display-only": the text is shown either way)
+    # OpenAI Codex's: the user interrupted a turn (its hooks observe it)
+    Event("interrupt", (), False),
     # Gemini CLI's events of the model's own loop, which no other agent has
     Event("before_model", (), True),
     Event("after_model", (), True),

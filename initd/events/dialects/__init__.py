@@ -13,6 +13,7 @@ from initd.events.dialect import Dialect, Where
 from initd.events.dialects import (
     autoagent,
     claude,
+    codex,
     discobot,
     gemini,
     iteratr,
@@ -28,7 +29,7 @@ from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT, vscode.DIALECT, gemini.DIALECT)}
+    claude.DIALECT, codex.DIALECT, vscode.DIALECT, gemini.DIALECT)}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 
