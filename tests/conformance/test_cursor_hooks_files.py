@@ -37,8 +37,9 @@ def cs(tmp_path: Path) -> Iterator[Session]:
 def where_and_env(cs: Session, name: str) -> str:
     """A script body that records its working directory and Cursor's variables."""
     keys = ("CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_VERSION")
-    fields = ", ".join(f'"{k}": "${k}"' for k in keys)
-    return (f"cat > /dev/null; printf '{{\"pwd\": \"%s\", {fields}}}' \"$PWD\" "
+    form = "{" + ", ".join(f'"{k}": "%s"' for k in ("pwd", *keys)) + "}"
+    values = " ".join(f'"${k}"' for k in ("PWD", *keys))
+    return (f"cat > /dev/null; printf {q(form)} {values} "
             f"> {q(cs.out / (name + '.json'))}; echo run >> {q(cs.out / (name + '.count'))}")
 
 
@@ -97,10 +98,11 @@ def test_a_shell_matcher_searches_the_command(cs: Session, command: str, runs: i
     **shell command** string ... The example above runs `approve-network.sh` only when
     the command contains `curl`, `wget`, or `nc `" (matcher ``"curl|wget|nc "``); "the
     matcher is matched against the full command string"."""
-    project(cs, hooks_json(beforeShellExecution=entry(cs.record("net"), matcher="curl|wget|nc ")))
+    project(cs, hooks_json(beforeShellExecution=[
+        entry(cs.record("net"), matcher="curl|wget|nc "), entry(cs.record("all"))]))
     cs.start()
     emit_from(cs, payload("beforeShellExecution", cs, command=command))
-    assert cs.runs("net") == runs
+    assert (cs.runs("net"), cs.runs("all")) == (runs, 1)
 
 
 @pytest.mark.parametrize(("tool", "runs"), [("Shell", 1), ("Read", 0), ("Write", 1)])
@@ -109,10 +111,11 @@ def test_a_tool_matcher_selects_by_tool_type(cs: Session, tool: str, runs: int) 
     include `Shell`, `Read`, `Write`, `Grep`, `Delete`, `Task`, and MCP tools using the
     `MCP:<tool_name>` format"; the configuration example's ``"matcher":
     "Shell|Read|Write"`` (here ``Shell|Write``)."""
-    project(cs, hooks_json(preToolUse=entry(cs.record("tool"), matcher="Shell|Write")))
+    project(cs, hooks_json(preToolUse=[entry(cs.record("tool"), matcher="Shell|Write"),
+                                       entry(cs.record("all"))]))
     cs.start()
     emit_from(cs, payload("preToolUse", cs, tool_name=tool))
-    assert cs.runs("tool") == runs
+    assert (cs.runs("tool"), cs.runs("all")) == (runs, 1)
 
 
 @pytest.mark.parametrize(("kind", "runs"), [("explore", 1), ("generalPurpose", 0)])
@@ -120,10 +123,11 @@ def test_a_subagent_matcher_selects_by_subagent_type(cs: Session, kind: str, run
     """HOOKS: "subagentStart: The matcher runs against the **subagent type** (e.g.
     `explore`, `shell`, `generalPurpose`) ... runs `validate-explore.sh` only for explore
     or shell subagents" (matcher ``"explore|shell"``)."""
-    project(cs, hooks_json(subagentStart=entry(cs.record("sub"), matcher="explore|shell")))
+    project(cs, hooks_json(subagentStart=[entry(cs.record("sub"), matcher="explore|shell"),
+                                          entry(cs.record("all"))]))
     cs.start()
     emit_from(cs, payload("subagentStart", cs, subagent_type=kind))
-    assert cs.runs("sub") == runs
+    assert (cs.runs("sub"), cs.runs("all")) == (runs, 1)
 
 
 @pytest.mark.parametrize(("event", "value"), [("beforeSubmitPrompt", "UserPromptSubmit"),
