@@ -18,6 +18,8 @@ the same run on the same machine (never as timed unit tests).
        --entrypoint and vs tini (bench/startstop.py)
 26. /healthz's p50/p99 while the probe port is abused, against the same port quiet;
     26b. while agent-like processes churn connections to it (bench/probeport.py)
+32. initd emit --from AGENT's round trip with one guard, for each agent, against the
+    same hook spawned directly (bench/agents.py)
 29-31. a start's CPU and time to the agent, quiet and with every core busy, and where
     the CPU goes (bench/cpu.py)
 27-28. a devcontainer.json command's output: a waited stage printing 3 million lines
@@ -277,6 +279,9 @@ def run_all() -> None:
 
     service.main()
     events.main()
+    import agents  # bench/agents.py: initd emit --from AGENT, for each agent
+
+    agents.main()
     import container  # bench/container.py: the images, when make image built them
 
     container.main()
