@@ -32,6 +32,8 @@ SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
     "claude": ((IMAGE, "/etc/claude-code/managed-settings.json"),
                (HOME, ".claude/settings.json"), (WORKSPACE, ".claude/settings.json"),
                (WORKSPACE, ".claude/settings.local.json")),
+    "cursor": ((IMAGE, "/etc/cursor/hooks.json"), (WORKSPACE, ".cursor/hooks.json"),
+               (HOME, ".cursor/hooks.json")),
 }
 
 

@@ -10,7 +10,15 @@ import os
 from initd.config.log import Logger
 from initd.config.problems import NOTE, Problem
 from initd.events.dialect import Dialect, Where
-from initd.events.dialects import autoagent, claude, discobot, iteratr, nyzhi, pipelines
+from initd.events.dialects import (
+    autoagent,
+    claude,
+    cursor,
+    discobot,
+    iteratr,
+    nyzhi,
+    pipelines,
+)
 from initd.events.loading import Collected
 from initd.events.model import DialectName
 from initd.events.wire import Wire, is_shim
@@ -19,7 +27,7 @@ from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT)}
+    claude.DIALECT, cursor.DIALECT)}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 
@@ -75,7 +83,20 @@ class Cache:
             with workspacefiles.replaying(self.guards):
                 self.found = load_all(*self.args)
             self.stamp = stamp
+            self._problems()
         return self.found
+
+    def _problems(self) -> None:
+        """What is wrong in the hooks' files (an event's name no format has, a key
+        ignored), said once in the log: a typo in a guard's event is never silent. (A hook
+        that did not load is said by its stand-in, on its events: standins.py.)"""
+        standing = {stand_in.reason for stand_in in self.found.unread}
+        for problem in self.found.problems:
+            if self.log is not None and problem.severity != NOTE and \
+                    problem.text not in standing and ("problem", problem) not in self.said:
+                self.said.add(("problem", problem))
+                self.log.warning("hook config problem", severity=problem.severity,
+                                 problem=str(problem))
 
     def _changed(self, paths: list[str],
                  stamps: tuple[tuple[str, int, int, int] | None, ...]) -> None:
