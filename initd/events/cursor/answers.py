@@ -33,10 +33,14 @@ from initd.events import answers
 from initd.events.actions import ActionResult, Status
 from initd.events.cursor.names import ASKS, FOLLOW_UPS, GUARDS, PERMISSION, own_event
 from initd.events.model import EventHook
+from initd.events.variables import exportable
 from initd.events.verdict import Decision, Verdict
 from initd.hooks.kinds import Event
 
 PERMISSIONS = ("allow", "ask", "deny")
+# Cursor's variables (dialects/cursor.py sets them), never a sessionStart hook's
+OWN = ("CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_VERSION", "CURSOR_USER_EMAIL",
+       "CURSOR_TRANSCRIPT_PATH")
 
 
 def answer(result: ActionResult, hook: EventHook, event: Event) -> Verdict:
@@ -121,6 +125,17 @@ def _permission(data: dict[str, Any], hook: EventHook, own: str, guard: bool) ->
                    user or agent if said == "ask" else None, None, note,
                    permission=said if said in ("allow", "ask") else None,
                    updated_input=updated)
+
+
+def session_env(value: object) -> dict[str, str]:
+    """sessionStart's ``env`` ("Environment variables to set for this session. Available
+    to all subsequent hook executions"), less what would change what another hook's
+    process loads or runs, or who it thinks it is (variables.exportable: ``BASH_ENV``,
+    ``LD_PRELOAD``, ``PATH``…), and Cursor's own variables."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)
+            and k and "=" not in k and "\0" not in k + v and exportable(k) and k not in OWN}
 
 
 def _text(value: object) -> str | None:

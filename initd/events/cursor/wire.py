@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from initd.events import wire
+from initd.events.cursor.answers import session_env
 from initd.events.cursor.inward import inward
 from initd.events.cursor.names import ASKS, EVENTS, FOLLOW_UPS, GUARDS, PERMISSION, WRITE
 from initd.events.wire import Inbound, Reply, Shim
@@ -119,6 +120,8 @@ def _gathered(field: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
         except ValueError:
             continue
         value = data.get(field) if isinstance(data, dict) else None
+        if field == "env":  # (what Cursor passes to every later hook: the shim line too)
+            value = session_env(value)
         if isinstance(value, dict):
             found = {**(found if isinstance(found, dict) else {}), **value}
         elif isinstance(value, list):

@@ -44,7 +44,6 @@ from initd.events.cursor.names import EVENTS, FOLLOW_UPS, MATCHED, own_event
 from initd.events.dialect import Where
 from initd.events.loading import Collected, EventFields
 from initd.events.model import Command, EventHook
-from initd.events.variables import exportable
 from initd.events.verdict import Verdict
 from initd.events.wire import Wire
 from initd.hooks.kinds import Event
@@ -54,8 +53,6 @@ SCOPES = ("enterprise", "project", "user")  # sources.py's, in this order
 DEFAULT_TIMEOUT = 60.0
 TIMEOUT_LIMIT = 86_400.0  # a day; more is a typo (milliseconds?), refused
 LOOP_LIMIT = 5
-OWN = ("CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_VERSION", "CURSOR_USER_EMAIL",
-       "CURSOR_TRANSCRIPT_PATH")
 
 
 def files(workspace: str, home: str) -> list[tuple[str, str]]:
@@ -227,21 +224,15 @@ class Cursor:
         return said
 
     def _remember(self, result: ActionResult, workspace: str) -> None:
-        """sessionStart's ``env``: "Environment variables to set for this session.
-        Available to all subsequent hook executions" (never one that changes what a
-        process loads or runs, nor Cursor's own: variables.exportable)."""
+        """sessionStart's ``env``, for the hooks after it (answers.session_env)."""
         from initd.events import answers as json_answers
 
         try:
             data = json_answers.read(result) if result.exit_code == 0 else None
         except json_answers.Unreadable:
             return
-        env = data.get("env") if data is not None else None
-        if isinstance(env, Mapping):
-            self.env.setdefault(workspace, {}).update(
-                {k: v for k, v in env.items() if isinstance(k, str) and isinstance(v, str)
-                 and k and "=" not in k and "\0" not in k + v and exportable(k)
-                 and k not in OWN})
+        if data is not None:
+            self.env.setdefault(workspace, {}).update(answers.session_env(data.get("env")))
 
 
 DIALECT = Cursor()
