@@ -17,6 +17,7 @@ from initd.commands.options import Parser
 from initd.errors import InitdError, UsageError
 
 COMMAND = "initd emit --from {agent}"
+LIMIT = 4 << 20  # an agent's config file initd merges into: more is no config
 
 
 def shim(argv: Sequence[str]) -> int:
@@ -37,8 +38,10 @@ def shim(argv: Sequence[str]) -> int:
         return 0
     if args.user is not None:
         return _as_user(args.user, made.path, made.config)
-    path = os.path.join(os.path.expanduser("~"), made.path)
-    write(path, made.config)
+    try:
+        path = write(os.path.expanduser("~"), made.path, made.config)
+    except OSError as err:
+        raise InitdError(f"shim: {err}") from None
     print(f"initd: {path}: every {args.agent} hook event sends to initd", file=sys.stderr)
     return 0
 
@@ -54,7 +57,7 @@ def _as_user(name: str, relative: str, config: dict[str, Any]) -> int:
         code = 1
         try:
             users.become(account)
-            write(os.path.join(account.home, relative), config)
+            write(account.home, relative, config)
             code = 0
         except (OSError, InitdError) as err:
             print(f"initd: shim: {err}", file=sys.stderr)
@@ -64,24 +67,25 @@ def _as_user(name: str, relative: str, config: dict[str, Any]) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def write(path: str, config: dict[str, Any]) -> None:
-    """``config`` merged into the JSON object at ``path`` (made when missing)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            have = json.load(f)
-    except FileNotFoundError:
-        have = {}
-    except ValueError as err:
-        raise InitdError(f"{path}: not JSON initd can merge into ({err}): left as it "
-                         "is") from None
-    if not isinstance(have, dict):
-        raise InitdError(f"{path}: not a JSON object: left as it is")
-    merged = merge(have, config)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    new = f"{path}.initd-{os.getpid()}"
-    with open(new, "x", encoding="utf-8") as f:
-        f.write(json.dumps(merged, indent=2) + "\n")
-    os.replace(new, path)
+def write(home: str, relative: str, config: dict[str, Any]) -> str:
+    """``config`` merged into the JSON object at ``home/relative`` (made when missing),
+    through the one door (state/agentfs: no link followed below the home, the file
+    replaced atomically); its path."""
+    from initd.state.agentfs import Place
+
+    *dirs, name = relative.split("/")
+    with Place(home, tuple(dirs)).open(create=True) as where:
+        path = where.where(name)
+        have_bytes = where.read(name, LIMIT)
+        try:
+            have = {} if have_bytes is None else json.loads(have_bytes)
+        except ValueError as err:
+            raise InitdError(f"{path}: not JSON initd can merge into ({err}): left as it "
+                             "is") from None
+        if not isinstance(have, dict):
+            raise InitdError(f"{path}: not a JSON object: left as it is")
+        where.write(name, (json.dumps(merge(have, config), indent=2) + "\n").encode())
+    return path
 
 
 def merge(have: Any, add: Any) -> Any:

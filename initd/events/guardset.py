@@ -5,7 +5,8 @@ before its first instruction (ARCHITECTURE.md, invariant 15).
 a FIFO, never past a limit) and keeps each read's outcome in a Snapshot
 (state/snapshot.py): the workspace's and the home's config files of every format
 (sources.py), the workspace's ``.discobot/hooks`` listed, and the head of each file in it
-(discobot's front matter: which scripts are hooks, on which events). Under initd it runs
+(discobot's front matter: which scripts are hooks, on which events), VS Code's hooks
+folders listed and each ``*.json`` in them, with those its settings add. Under initd it runs
 as a process of its own (``main``), started by root's supervisor as the agent user
 before the agent (supervisor/guards.py), writing into a memory file root then seals; a
 hook service run by hand takes its own when it starts.
@@ -23,6 +24,7 @@ import hashlib
 import os
 
 from initd.events import sources
+from initd.events.vscode import places
 from initd.hooks import frontmatter, workspacefiles
 from initd.state.snapshot import Snapshot
 
@@ -36,22 +38,50 @@ def take(workspace: str, home: str) -> Snapshot:
     snapshot = Snapshot()
     for path in configs:
         snapshot.record_read(path, sources.CONFIG_LIMIT, True, workspacefiles.read)
+    scripts = os.path.join(workspace, sources.HOOKS_DIR[1])
     for directory in directories:
-        snapshot.record_names(directory, listing)
-
-        def hook(path: str, limit: int, whole: bool) -> tuple[bytes, os.stat_result, str]:
-            return workspacefiles.read_hook(path, limit, workspace)
-
-        for name in snapshot.lists[directory].get("names", ()):
-            if name.startswith("."):  # (discovery reads no hidden file: never a hook)
-                continue
-            path = os.path.join(directory, name)
-            runs = snapshot.record_read(path, frontmatter.HEAD_LIMIT, False, hook)
-            if runs is not None and runs != path:  # a link: the file it names, as it was
-                snapshot.record_read(runs, frontmatter.HEAD_LIMIT, False, workspacefiles.read)
-            if runs is not None:  # and the whole script's hash: its body past the head
-                snapshot.record_digest((path, runs), _digest(runs, snapshot))
+        if directory == scripts:
+            _scripts(snapshot, directory, workspace)
+        else:
+            _folder(snapshot, directory)
+    # the files and folders VS Code's settings add (vscode/places.py), as they were too
+    files, folders = places.added(workspace, home, lambda path: snapshot.read(
+        path, sources.CONFIG_LIMIT, True)[0])
+    for path in files:
+        if not snapshot.covers(path):
+            snapshot.record_read(path, sources.CONFIG_LIMIT, True, workspacefiles.read)
+    for folder in folders:
+        if not snapshot.covers(folder):
+            _folder(snapshot, folder)
     return snapshot
+
+
+def _scripts(snapshot: Snapshot, directory: str, workspace: str) -> None:
+    """discobot's hooks directory: listed, and the head and hash of each script in it."""
+    snapshot.record_names(directory, listing)
+
+    def hook(path: str, limit: int, whole: bool) -> tuple[bytes, os.stat_result, str]:
+        return workspacefiles.read_hook(path, limit, workspace)
+
+    for name in snapshot.lists[directory].get("names", ()):
+        if name.startswith("."):  # (discovery reads no hidden file: never a hook)
+            continue
+        path = os.path.join(directory, name)
+        runs = snapshot.record_read(path, frontmatter.HEAD_LIMIT, False, hook)
+        if runs is not None and runs != path:  # a link: the file it names, as it was
+            snapshot.record_read(runs, frontmatter.HEAD_LIMIT, False, workspacefiles.read)
+        if runs is not None:  # and the whole script's hash: its body past the head
+            snapshot.record_digest((path, runs), _digest(runs, snapshot))
+
+
+def _folder(snapshot: Snapshot, directory: str) -> None:
+    """A folder of config files (VS Code's hooks folders): listed, and each ``*.json`` in
+    it read whole, as a config file is."""
+    snapshot.record_names(directory, listing)
+    for name in snapshot.lists[directory].get("names", ()):
+        if places.hook_file(name):
+            snapshot.record_read(os.path.join(directory, name), sources.CONFIG_LIMIT, True,
+                                 workspacefiles.read)
 
 
 def _digest(path: str, snapshot: Snapshot | None = None) -> str:

@@ -9,7 +9,8 @@ process of its own, as the agent) imports nothing heavier.
 A source is (base, path): ``workspace`` and ``home`` (the agent user's) are the trees the
 agent can write; ``image`` is a path of the image's own (root's: the managed settings),
 read as it is when the hook service starts, never snapshotted. The discobot format's
-source is a directory of scripts, each a hook (HOOKS_DIR); the rest are config files.
+source is a directory of scripts, each a hook (HOOKS_DIR); VS Code's are folders of config
+files, each ``*.json`` in one a file of hooks (FOLDERS); the rest are config files.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 WORKSPACE, HOME, IMAGE = "workspace", "home", "image"
 CONFIG_LIMIT = 2**20  # a hook config is a few KiB; a bigger file is not read
 HOOKS_DIR = (WORKSPACE, os.path.join(".discobot", "hooks"))  # (config/paths.workspace_hooks)
+FOLDERS = ((WORKSPACE, ".github/hooks"), (HOME, ".copilot/hooks"))  # VS Code's *.json
 
 # dialect name (events/model.DialectName's value) -> its sources, in the order it loads them
 SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -32,6 +34,8 @@ SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
     "claude": ((IMAGE, "/etc/claude-code/managed-settings.json"),
                (HOME, ".claude/settings.json"), (WORKSPACE, ".claude/settings.json"),
                (WORKSPACE, ".claude/settings.local.json")),
+    "vscode": ((IMAGE, "/etc/vscode/policy.json"), (HOME, ".config/Code/User/settings.json"),
+               (WORKSPACE, ".vscode/settings.json"), *FOLDERS),
     "cursor": ((IMAGE, "/etc/cursor/hooks.json"), (WORKSPACE, ".cursor/hooks.json"),
                (HOME, ".cursor/hooks.json")),
 }
@@ -59,7 +63,8 @@ def agents(workspace: str, home: str) -> tuple[list[str], list[str]]:
             if base == IMAGE or (base == HOME and home in ("", "/")):
                 continue
             path = os.path.join(workspace if base == WORKSPACE else home, rel)
-            (directories if (base, rel) == HOOKS_DIR else configs).append(path)
+            listed = (base, rel) == HOOKS_DIR or (base, rel) in FOLDERS
+            (directories if listed else configs).append(path)
     return configs, directories
 
 

@@ -163,7 +163,9 @@ class Tally:
             duration_ms=result.duration_ms, decision=said.decision, error=said.note))
         if said.blocks:
             self.reason = f"{self.reason}\n{said.reason}" if self.blocked else said.reason
-            self.blocked, self.gather = True, self.gather or dialect.together
+            # (a dialect whose hooks run one after another, all of them: VS Code's)
+            gathers = dialect.together or getattr(dialect, "gathers", False)
+            self.blocked, self.gather = True, self.gather or gathers
             self.feedback = said.feedback or (result.stderr.strip() if event.name in (
                 "teammate_idle", "task_completed") else None) or self.feedback
         elif said.decision == Decision.APPROVE and said.reason and self.reason is None:

@@ -98,7 +98,8 @@ def test_a_script_is_compared_with_the_snapshot_before_it_runs(where: Where) -> 
 def test_a_home_that_is_no_home_is_not_snapshotted(where: Where) -> None:
     configs, directories = sources.agents(where.workspace, "/")
     assert all(path.startswith(where.workspace) for path in (*configs, *directories))
-    assert directories == [str(Path(where.workspace, ".discobot", "hooks"))]
+    assert directories == [str(Path(where.workspace, ".discobot", "hooks")),
+                           str(Path(where.workspace, ".github", "hooks"))]  # (VS Code's)
 
 
 def test_nothing_there_is_said_with_lstats_alone(where: Where) -> None:

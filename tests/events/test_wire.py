@@ -161,7 +161,7 @@ def test_shim_prints_every_event_and_merges_into_the_users_file(tmp_path: Path) 
 
 def test_shim_writes_as_the_user_in_its_home(agent_user: pwd.struct_passwd) -> None:
     """Run as root with --user, the file is the user's own, written by the user: a link
-    the user planted to a root file is replaced, never written through."""
+    the user planted to a root file is refused, never read or written through."""
     home = Path(agent_user.pw_dir)
     target = home / ".claude" / "settings.json"
     subprocess.run(["rm", "-rf", str(home / ".claude")], check=True)
@@ -179,8 +179,8 @@ def test_shim_writes_as_the_user_in_its_home(agent_user: pwd.struct_passwd) -> N
         planted = subprocess.run([*INITD, "shim", "claude", "--write", "--user",
                                   agent_user.pw_name], capture_output=True, text=True,
                                  timeout=100)
-        assert planted.returncode == 0, planted.stderr
-        assert canary.read_text() == "{}" and not target.is_symlink()  # the link replaced
+        assert planted.returncode != 0 and "a symbolic link" in planted.stderr
+        assert canary.read_text() == "{}" and target.is_symlink()  # left as it is
     finally:
         canary.unlink()
         subprocess.run(["rm", "-rf", str(home / ".claude")], check=True)

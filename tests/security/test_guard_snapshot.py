@@ -164,16 +164,27 @@ def test_hooks_past_the_snapshots_budget_block(boot, agent: Agent, ws: Path) -> 
     assert got["code"] == 2 and "the guard snapshot holds at most" in got["out"], got
 
 
-STALL = ("for i in $(seq 1200); do p=$(pgrep -u \"$(id -u)\" -f 'guardse[t]'); "
-         "[ -n \"$p\" ] && kill -STOP $p && exit 0; sleep 0.05; done")
+STALL = ("for i in $(seq 6000); do p=$(pgrep -u \"$(id -u)\" -f 'guardse[t]'); "
+         "[ -n \"$p\" ] && kill -STOP $p && exit 0; sleep 0.01; done")
 
 
+@pytest.mark.timeout(120)
 def test_a_stop_while_the_snapshot_is_read_ends_the_boot_before_the_agent(
         boot, agent: Agent, ws: Path) -> None:
     """The reader is a process of the agent user's, before the agent: a background
     session hook of the workspace's (one too) may stop it. initd waits for it no longer
     than its stop signal: the boot ends with 128+15 and the agent never starts."""
     settings(agent, ws)
+    # the reader must live long enough to be caught: 900 file hooks with 24 KiB heads
+    # (21 MiB, under the snapshot's budget) to read and hash, none of which runs at boot.
+    # (With one settings file it lived ~50 ms, and on a loaded machine the hook's pgrep
+    # once missed it: the agent started, and the test waited past its own timeout.)
+    padding = "#" * (24 * 1024)
+    for n in range(900):
+        pad = ws / ".discobot" / "hooks" / f"{n + 100:04d}-pad.sh"
+        pad.write_text(f"#!/bin/sh\n#---\n# type: file\n# pattern: '*.nomatch'\n#---\n"
+                       f"{padding}\n")
+        os.chown(pad, agent.uid, agent.gid)
     hook = ws / ".discobot" / "hooks" / "05-stall.sh"
     hook.write_text(f"#!/bin/sh\n#---\n# type: session\n# blocking: false\n#---\n{STALL}\n")
     hook.chmod(0o755)
@@ -191,7 +202,7 @@ def _wait_for_stopped_reader(agent: Agent) -> bool:
 
     import psutil
 
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 45  # (under the test's own timeout: a clean failure)
     while time.monotonic() < deadline:
         for proc in psutil.process_iter(["uids", "cmdline", "status"]):
             info = proc.info

@@ -1,7 +1,7 @@
 """Every dialect's loader into the one model, and ``load_all`` in the order hooks run:
 discobot scripts (the image's, then the workspace's), ``.iteratr.hooks.yml``, nyzhi's
 ``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files, Claude Code's
-``settings.json`` files."""
+``settings.json`` files, VS Code's hook files, Cursor's ``hooks.json`` files."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from initd.events.dialects import (
     iteratr,
     nyzhi,
     pipelines,
+    vscode,
 )
 from initd.events.loading import Collected
 from initd.events.model import DialectName
@@ -27,7 +28,7 @@ from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT, cursor.DIALECT)}
+    claude.DIALECT, vscode.DIALECT, cursor.DIALECT)}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 
@@ -82,21 +83,23 @@ class Cache:
             self._changed(paths, stamp)
             with workspacefiles.replaying(self.guards):
                 self.found = load_all(*self.args)
+            self._say(self.found)
             self.stamp = stamp
-            self._problems()
         return self.found
 
-    def _problems(self) -> None:
-        """What is wrong in the hooks' files (an event's name no format has, a key
-        ignored), said once in the log: a typo in a guard's event is never silent. (A hook
-        that did not load is said by its stand-in, on its events: standins.py.)"""
-        standing = {stand_in.reason for stand_in in self.found.unread}
-        for problem in self.found.problems:
-            if self.log is not None and problem.severity != NOTE and \
-                    problem.text not in standing and ("problem", problem) not in self.said:
-                self.said.add(("problem", problem))
-                self.log.warning("hook config problem", severity=problem.severity,
-                                 problem=str(problem))
+    def _say(self, found: Collected) -> None:
+        """Each problem of loading that no stand-in says when its event fires (a warning,
+        an event's name no agent has: issue 37, "a typo in a guard's event is never
+        silent"), in the log once."""
+        if self.log is None:
+            return
+        standing = {stand_in.reason for stand_in in found.unread}
+        for problem in found.problems:
+            if problem.text in standing or ("problem", str(problem)) in self.said:
+                continue
+            self.said.add(("problem", str(problem)))
+            say = self.log.info if problem.severity == NOTE else self.log.warning
+            say("hook config problem", problem=str(problem))
 
     def _changed(self, paths: list[str],
                  stamps: tuple[tuple[str, int, int, int] | None, ...]) -> None:
