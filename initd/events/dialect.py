@@ -18,7 +18,7 @@ order hooks run, is dialects/__init__.py's DIALECTS.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from initd.events.actions import ActionResult, Call
 from initd.events.loading import Collected
@@ -50,6 +50,24 @@ class Dialect(Meaning, Protocol):
 
     def stdin(self, call: Call) -> dict[str, Any]:
         """The event as its hook reads it on stdin."""
+
+
+@runtime_checkable
+class Prepares(Protocol):
+    """A dialect that makes each call of its hooks its own way before it runs (Cursor's:
+    its variables in the environment; a hook of one of its events that the agent's
+    event is not, though it is the same event of initd's)."""
+
+    def prepare(self, call: Call) -> Call | None:
+        """The call to run (its ``stdin`` is the dialect's already), or None: the hook
+        does not run for it."""
+
+
+def prepared(dialect: Dialect, call: Call) -> Call | None:
+    """``call`` as the hook's ``dialect`` makes it: its stdin, then its own way
+    (``Prepares``); None when the hook does not run for it."""
+    call = call._replace(stdin=dialect.stdin(call))
+    return dialect.prepare(call) if isinstance(dialect, Prepares) else call
 
 
 class InitdRules:

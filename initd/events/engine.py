@@ -42,6 +42,7 @@ from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
 from initd.events.context import EventContext
+from initd.events.dialect import prepared
 from initd.events.dialects import DIALECTS, Cache
 from initd.events.filters import applies, deduplicated, files_for, rewritten
 from initd.events.model import EventHook
@@ -242,7 +243,9 @@ class Engine:
                     grace=self.ctx.grace, cancel=cancel, pipelines=pipelines,
                     log=self.ctx.log, limits=hook.limits.over(self.ctx.limits), stdin={},
                     guards=self.cache.guards, origin=origin)
-        call = call._replace(stdin=DIALECTS[hook.dialect].stdin(call))
+        if (made := prepared(DIALECTS[hook.dialect], call)) is None:
+            return None  # (its dialect's way: not this hook's call)
+        call = made
         if hook.when is not None:
             try:
                 if not hook.when(call.value):

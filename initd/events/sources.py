@@ -42,6 +42,8 @@ SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
                (WORKSPACE, ".vscode/settings.json"), *FOLDERS),
     "gemini": ((IMAGE, "/etc/gemini-cli/system-defaults.json"), (HOME, ".gemini/settings.json"),
                (WORKSPACE, ".gemini/settings.json"), (IMAGE, "/etc/gemini-cli/settings.json")),
+    "cursor": ((IMAGE, "/etc/cursor/hooks.json"), (WORKSPACE, ".cursor/hooks.json"),
+               (HOME, ".cursor/hooks.json")),
 }
 # variables that name an image's file in place of its row above (Gemini CLI's): initd's
 # own environment's, never the workspace's (devcontainer.json's containerEnv)

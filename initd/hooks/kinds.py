@@ -79,6 +79,13 @@ EVENTS = (
     Event("message_display", (), False),  # ("display-only": the text is shown either way)
     # OpenAI Codex's: the user interrupted a turn (its hooks observe it)
     Event("interrupt", (), False),
+    # Cursor's, which no other agent has: the agent's message and thought written, Tab's
+    # read (its "permission": "deny" keeps the file from Tab) and edit, a workspace opened
+    Event("after_agent_response", (), False),
+    Event("after_agent_thought", (), False),
+    Event("before_tab_file_read", (), True),
+    Event("after_tab_file_edit", (), False),
+    Event("workspace_open", (), False),
     # Gemini CLI's events of the model's own loop, which no other agent has
     Event("before_model", (), True),
     Event("after_model", (), True),

@@ -1,7 +1,8 @@
 """Every dialect's loader into the one model, and ``load_all`` in the order hooks run:
 discobot scripts (the image's, then the workspace's), ``.iteratr.hooks.yml``, nyzhi's
 ``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files, Claude Code's
-``settings.json`` files, VS Code's hook files, Gemini CLI's ``settings.json`` files."""
+``settings.json`` files, VS Code's hook files, Gemini CLI's ``settings.json`` files,
+Cursor's ``hooks.json`` files."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from initd.events.dialects import (
     autoagent,
     claude,
     codex,
+    cursor,
     discobot,
     gemini,
     iteratr,
@@ -29,7 +31,7 @@ from initd.state.snapshot import Snapshot
 
 DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
     discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT, codex.DIALECT, vscode.DIALECT, gemini.DIALECT)}
+    claude.DIALECT, codex.DIALECT, vscode.DIALECT, gemini.DIALECT, cursor.DIALECT)}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 

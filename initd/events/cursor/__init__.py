@@ -1,0 +1,2 @@
+"""Cursor's hooks (https://cursor.com/docs/agent/hooks): its events, its payloads both ways,
+the meaning of its hooks' answers, its matchers, and its wire (initd emit --from cursor)."""
