@@ -2,7 +2,6 @@
 "Lifecycle events").
 
 For each hook of the event, in the order they load (dialects/__init__.py):
-
 1. trust: with enforcement on, a workspace hook not approved as it is now does not run,
    and is refused with the reason on every event it is written for: nothing of it (its
    matcher, ``if``, pattern, ``when``) is evaluated before it is approved;
@@ -21,13 +20,10 @@ For each hook of the event, in the order they load (dialects/__init__.py):
    ``on_error: deny``; ``on_failure: abort`` (or a webhook's ``on_timeout: abort``)
    stops the hooks after it;
 6. ``LAST_HOOK_STATUS``, ``HOOK_RESPONSE`` and ``SPAWN_OUTPUT`` carry on to the next.
-
-The first block ends the event (a Claude Code hook's ends it after the other Claude Code
-hooks, which Claude Code runs all, at once: parallel.py; claude/answers.py reads their answers,
-merged in load order). What did not load
-stands in after them as an error that blocks a blockable event (standins.py). For
-``pre_iteration`` the hooks' output, concatenated raw in order with failures as text
-(iteratr's way), is the context for the agent's prompt. Stops blocked in a row are
+The first block ends the event (a dialect's hooks that run ``together`` all run, at once:
+parallel.py; each dialect reads its answers). What did not load stands in after them as an
+error that blocks a blockable event (standins.py). ``pre_iteration``'s output, raw, in
+order, is the context for the agent's prompt (iteratr's way). Blocked Stops in a row are
 counted, and capped (stoploop.py).
 """
 

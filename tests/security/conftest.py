@@ -26,6 +26,23 @@ def agent() -> Iterator[Agent]:
     yield from agent_for_tests("the attack suite makes users and boots initd as root")
 
 
+# every agent's own hook config in the agent's home: a file one test plants there is the
+# user's hooks of every later test of the worker (a full run once saw ordinary commands
+# blocked, and one more hook in hooks check, after an attack test left its ~/.gemini)
+AGENT_CONFIGS = (".claude", ".codex", ".gemini", ".cursor", ".copilot", ".config/Code")
+
+
+@pytest.fixture(autouse=True)
+def agents_configs_gone(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test that had the agent user, its home holds no agent's hook config."""
+    yield
+    if "agent" not in request.fixturenames:
+        return
+    home = Path(request.getfixturevalue("agent").home)
+    for name in AGENT_CONFIGS:
+        shutil.rmtree(home / name, ignore_errors=True)
+
+
 @pytest.fixture
 def canary() -> Iterator[Canary]:
     made = Canary()
