@@ -26,21 +26,29 @@ def agent() -> Iterator[Agent]:
     yield from agent_for_tests("the attack suite makes users and boots initd as root")
 
 
-# every agent's own hook config in the agent's home: a file one test plants there is the
-# user's hooks of every later test of the worker (a full run once saw ordinary commands
-# blocked, and one more hook in hooks check, after an attack test left its ~/.gemini)
-AGENT_CONFIGS = (".claude", ".codex", ".gemini", ".cursor", ".copilot", ".config/Code")
+# every agent's own hook config in the agent's home, and git's: a file one test plants
+# there is the user's hooks (or git config) of every later test of the worker (a full run
+# once saw ordinary commands blocked, and one more hook in hooks check, after an attack
+# test left its ~/.gemini; another, a core.pager in ~/.gitconfig outranking the PAGER
+# a later test set)
+AGENT_CONFIGS = (".claude", ".codex", ".gemini", ".cursor", ".copilot", ".config/Code",
+                 ".config/git", ".gitconfig")
 
 
 @pytest.fixture(autouse=True)
 def agents_configs_gone(request: pytest.FixtureRequest) -> Iterator[None]:
-    """After each test that had the agent user, its home holds no agent's hook config."""
+    """After each test that had the agent user, its home holds no agent's hook config
+    and no git config of its own."""
     yield
     if "agent" not in request.fixturenames:
         return
     home = Path(request.getfixturevalue("agent").home)
     for name in AGENT_CONFIGS:
-        shutil.rmtree(home / name, ignore_errors=True)
+        path = home / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 @pytest.fixture
