@@ -125,6 +125,17 @@ def named(payload: Mapping[str, Any], name: str | None, field: str, agent: str) 
     return said
 
 
+def event_of(payload: Mapping[str, Any], name: str | None, field: str,
+             events: Mapping[str, str], title: str) -> tuple[str, str]:
+    """(the agent's name for the event, initd's): ``name`` when given, else the payload's
+    own ``field``; WireError for an event the agent's table has not."""
+    said = named(payload, name, field, title)
+    if said not in events:
+        raise WireError(f"{title} has no hook event {said!r} that initd knows (it serves: "
+                        f"{', '.join(events)})")
+    return said, events[said]
+
+
 def blocked_outcome(why: str) -> dict[str, Any]:
     """The outcome of a guard-capable event initd could not put to its hooks (no
     service, its error, a payload it could not take): blocked (invariant 12)."""

@@ -58,11 +58,7 @@ class ClaudeWire:
     events: Mapping[str, str] = EVENTS
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
-        said = wire.named(payload, name, FIELD, "Claude Code")
-        event = EVENTS.get(said)
-        if event is None:
-            raise wire.WireError(f"Claude Code has no hook event {said!r} that initd knows "
-                                 f"(it serves: {', '.join(EVENTS)})")
+        said, event = wire.event_of(payload, name, FIELD, EVENTS, "Claude Code")
         return Inbound(event, dict(payload), wire.Origin(AGENT, said, payload))
 
     def passes(self, event: str) -> tuple[str, ...]:

@@ -46,11 +46,7 @@ class CodexWire:
     events: Mapping[str, str] = EVENTS
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
-        said = wire.named(payload, name, FIELD, "Codex")
-        event = EVENTS.get(said)
-        if event is None:
-            raise wire.WireError(f"Codex has no hook event {said!r} that initd knows (it "
-                                 f"serves: {', '.join(EVENTS)})")
+        said, event = wire.event_of(payload, name, FIELD, EVENTS, "Codex")
         return Inbound(event, shape.inward(payload), wire.Origin(AGENT, said, payload))
 
     def reply(self, inbound: Inbound, outcome: Mapping[str, Any]) -> Reply:

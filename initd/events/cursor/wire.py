@@ -49,11 +49,8 @@ class CursorWire:
     events: Mapping[str, str] = EVENTS
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
-        said = wire.named(payload, name, FIELD, "Cursor")
-        if said not in EVENTS:
-            raise wire.WireError(f"Cursor has no hook event {said!r} that initd knows (it "
-                                 f"serves: {', '.join(EVENTS)})")
-        return Inbound(EVENTS[said], inward(said, payload), wire.Origin(AGENT, said, payload))
+        said, event = wire.event_of(payload, name, FIELD, EVENTS, "Cursor")
+        return Inbound(event, inward(said, payload), wire.Origin(AGENT, said, payload))
 
     def reply(self, inbound: Inbound, outcome: Mapping[str, Any]) -> Reply:
         name = inbound.origin.name

@@ -123,11 +123,7 @@ class GeminiWire:
     events: Mapping[str, str] = EVENTS
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
-        said = wire.named(payload, name, FIELD, "Gemini CLI")
-        event = EVENTS.get(said)
-        if event is None:
-            raise wire.WireError(f"Gemini CLI has no hook event {said!r} (it has: "
-                                 f"{', '.join(EVENTS)})")
+        said, event = wire.event_of(payload, name, FIELD, EVENTS, "Gemini CLI")
         out = ours(payload)
         out[FIELD] = CLAUDE.get(event, said)
         if said == "AfterAgent" and isinstance(payload.get("prompt_response"), str):

@@ -55,11 +55,7 @@ class VSCodeWire:
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
         field = FIELD if FIELD in payload or "hookEventName" not in payload \
             else "hookEventName"  # (the June revision's spelling)
-        said = wire.named(payload, name, field, "VS Code")
-        event = EVENTS.get(said)
-        if event is None:
-            raise wire.WireError(f"VS Code has no Local hook event {said!r} (it has: "
-                                 f"{', '.join(EVENTS)})")
+        said, event = wire.event_of(payload, name, field, EVENTS, "VS Code (Local)")
         ours = wire.tool(payload, TOOLS, INPUTS)
         ours.setdefault(FIELD, said)
         if isinstance(payload.get("sessionId"), str):
