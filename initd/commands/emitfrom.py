@@ -44,12 +44,13 @@ NOT_GUARDS = ("stop", "subagent_stop", "teammate_idle", "task_completed")
 
 
 def emit_from(agent: str, event: str | None, sock: str | None, key: str | None) -> int:
-    from initd.events.dialects import WIRES
+    from initd.events import wires
+    from initd.events.sources import AGENTS
 
-    wire = WIRES.get(agent)
+    wire = wires.wire(agent)
     if wire is None:
         return _said(Reply(125, "", f"initd: --from: no agent {agent!r} (known: "
-                           f"{', '.join(WIRES)})\n"))
+                           f"{', '.join(AGENTS)})\n"))
     try:
         payload = json.loads(sys.stdin.buffer.read() or b"{}")
     except (ValueError, RecursionError) as err:

@@ -21,18 +21,21 @@ LIMIT = 4 << 20  # an agent's config file initd merges into: more is no config
 
 
 def shim(argv: Sequence[str]) -> int:
-    from initd.events.dialects import WIRES
+    from initd.events import wires
+    from initd.events.sources import AGENTS
 
     p = Parser(prog="initd shim", description="Print (or --write) the hook config that "
                "sends every event of AGENT to initd's hooks, of every format.")
-    p.add_argument("agent", choices=list(WIRES))
+    p.add_argument("agent", choices=AGENTS)
     p.add_argument("--write", action="store_true",
                    help="merge it into the user's own file (below $HOME)")
     p.add_argument("--user", metavar="NAME", help="as root: write as this user, in its home")
     p.add_argument("--command", metavar="CMD", help="the command each event runs (default: "
                    f"{COMMAND.format(agent='AGENT')})")
     args = p.parse_args(argv)
-    made = WIRES[args.agent].shim(args.command or COMMAND.format(agent=args.agent))
+    wire = wires.wire(args.agent)
+    assert wire is not None  # (one of AGENTS, its choices)
+    made = wire.shim(args.command or COMMAND.format(agent=args.agent))
     if not args.write:
         print(json.dumps(made.config, indent=2))
         return 0

@@ -1,11 +1,13 @@
 """What the event engine needs to run hooks besides the event (events/wiring.py builds it
 for a hook context): the hooks' environment without initd's secrets, and the trust
-store when enforced; agent-pipelines' secrets file."""
+store when enforced; agent-pipelines' secrets file. And one event being fired (Firing):
+what each of its hooks is called with."""
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, NamedTuple
+import threading
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from initd.config.log import Logger
 from initd.process.limits import NONE as NO_LIMITS
@@ -13,8 +15,12 @@ from initd.process.limits import Limits
 from initd.process.users import Account
 
 if TYPE_CHECKING:
+    from initd.events.model import EventHook
+    from initd.events.wire import Origin
     from initd.hooks.context import HookContext
+    from initd.hooks.kinds import Event
     from initd.hooks.trust import Trust
+    from initd.state.journal import Entry
 
 
 class EventContext(NamedTuple):
@@ -55,3 +61,24 @@ def pipeline_secrets(ctx: HookContext) -> dict[str, str]:
         ctx.log.warning("agent-pipelines secrets not read", file=path, error=str(err))
         return {}
     return {k: v for k, v in values.items() if v is not None}
+
+
+class Firing(NamedTuple):
+    """One event being fired: what each of its hooks is called with."""
+
+    event: Event
+    said: dict[str, Any]  # the payload as a format with stdin only reads it (the Stop loop's)
+    own: dict[str, Any]  # the variable table of a format with stdin only (initd's names)
+    pipelines: dict[str, dict[str, Any]]
+    cancel: threading.Event | None
+    journal: Entry | None
+    origin: Origin | None
+
+    def views(self, hook: EventHook, payload: dict[str, Any]) -> list[dict[str, Any]]:
+        """The event as ``hook`` sees it: ``payload``, and each further view the agent's
+        wire made of the same call (``Origin.each``: the other files a Codex patch writes,
+        each a Write or Edit of its own) for a hook of another format than the agent's; a
+        hook of the agent's own format reads the call once, as the agent sent it."""
+        if self.origin is None or hook.dialect == self.origin.agent:
+            return [payload]
+        return [payload, *self.origin.each]

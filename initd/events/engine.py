@@ -31,22 +31,23 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from initd.events import parallel, standins, variables
 from initd.events.actions import ActionResult, Call, Status, replayed
 from initd.events.background import Background, attempts
 from initd.events.conditions import ConditionError
-from initd.events.context import EventContext
+from initd.events.context import EventContext, Firing
 from initd.events.dialect import prepared
 from initd.events.dialects import DIALECTS, Cache
 from initd.events.filters import applies, deduplicated, files_for, rewritten
 from initd.events.model import EventHook
+from initd.events.outcome import Outcome
 from initd.events.records import Sessions
 from initd.events.stoploop import EVENTS as STOP_EVENTS
 from initd.events.stoploop import StopLoop
 from initd.events.trust import for_event_hook
-from initd.events.verdict import CONTEXT_EVENTS, HookResult, Tally
+from initd.events.verdict import CONTEXT_EVENTS, Tally
 from initd.events.wire import Origin
 from initd.hooks import kinds
 from initd.hooks.kinds import Event
@@ -58,31 +59,6 @@ BACKGROUND_LIMIT = 16  # fire-and-forget actions running at once; more are refus
 
 class UnknownEvent(LookupError):
     pass
-
-
-class Outcome(NamedTuple):
-    event: str
-    blocked: bool
-    reason: str | None
-    feedback: str | None
-    context: str | None
-    aborted: bool
-    results: list[HookResult]
-    # what the hooks said besides (verdict.Tally.answers), in every agent's terms the same:
-    # None when no hook said one
-    permission_decision: str | None = None  # PreToolUse: allow | ask | deny
-    additional_context: str | None = None  # for the model
-    continue_: bool | None = None  # "continue": false: the agent stops (wins over a block)
-    stop_reason: str | None = None  # for the user, with continue: false
-    system_message: str | None = None  # for the user
-    updated_input: dict[str, Any] | None = None  # PreToolUse: the tool's input to use
-    updated_output: Any = None  # PostToolUse: what the model sees of the tool's output
-    # by format, its hooks' answers no field above has (Gemini's toolConfig…), for its wire
-    hook_specific: dict[str, list[dict[str, Any]]] | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        """The outcome in initd's one JSON casing (the API's, the session record's)."""
-        return jsonview.view(self)  # type: ignore[no-any-return]
 
 
 class Engine:
@@ -125,34 +101,54 @@ class Engine:
         # Claude Code's, run in parallel: (hook, its call, its step), or (hook, None, why
         # trust refuses it), in load order
         together: list[tuple[EventHook, Call | None, str]] = []
+        run = Firing(event, said, own, found.pipelines, cancel, journal, origin)
         for hook in hooks:
             if state.stopped:
                 break
-            dialect = DIALECTS[hook.dialect]
-            if dialect.together and hook.dialect not in in_order and (
+            if DIALECTS[hook.dialect].together and hook.dialect not in in_order and (
                     hook.wait or id(hook) in refused):
-                ready = None if id(hook) in refused else self._prepare(
-                    hook, event, said, own, state, found.pipelines, cancel, origin)
-                together += [(hook, *ready)] if ready is not None else [
-                    (hook, None, refused[id(hook)])] if id(hook) in refused else []
+                together += self._gathered(hook, run, state, refused.get(id(hook)))
                 continue
             self._together(together, event, own, state, journal)
             if id(hook) in refused:
                 state.error(hook, refused[id(hook)], Status.UNTRUSTED)
                 continue
-            given, names = (said, own) if dialect.stdin_only else (payload, table)
-            given, came = rewritten(given, origin, state.updated_input
-                                    if hook.dialect in in_order else None)
-            for file in files_for(hook, given):
-                self._one(hook, event, given if file is None else {**given, "file": file},
-                          names, state, found.pipelines, cancel, journal, came)
-                if state.stopped:
-                    break
+            self._each(hook, run, state, payload, table, hook.dialect in in_order)
         self._together(together, event, own, state, journal)
         # what did not load (or was not read) stands in after the hooks that were: an
         # error in the answer, which blocks a blockable event (invariant 12)
         standins.add(found.unread, event, state, self._warned, self.ctx.log)
         return self._end(event, state, marker, payload, journal)
+
+    def _gathered(self, hook: EventHook, run: Firing, state: Tally, refused: str | None
+                  ) -> list[tuple[EventHook, Call | None, str]]:
+        """A hook of a format whose hooks run at once (Claude Code's): its calls, one per
+        view of the event (Firing.views), each with its journal step; or why trust
+        refuses it."""
+        if refused is not None:
+            return [(hook, None, refused)]
+        made: list[tuple[EventHook, Call | None, str]] = []
+        for part, view in enumerate(run.views(hook, run.said)):
+            ready = self._prepare(hook, run.event, view, run.own, state, run.pipelines,
+                                  run.cancel, run.origin, part)
+            made += [(hook, *ready)] if ready is not None else []
+        return made
+
+    def _each(self, hook: EventHook, run: Firing, state: Tally, payload: dict[str, Any],
+              table: dict[str, Any], in_order: bool) -> None:
+        """A hook of a format whose hooks run one at a time: once per view of the event
+        (Firing.views) and, a command with ``{file}``, once per file it names."""
+        stdin_only = DIALECTS[hook.dialect].stdin_only
+        for part, view in enumerate(run.views(hook, run.said if stdin_only else payload)):
+            names = run.own if stdin_only else table if not part else {
+                **table, **variables.named(run.event, view, self.ctx)}
+            given, came = rewritten(view, run.origin, state.updated_input if in_order
+                                    else None)
+            for file in files_for(hook, given):
+                self._one(hook, run.event, given if file is None else {**given, "file": file},
+                          names, state, run.pipelines, run.cancel, run.journal, came, part)
+                if state.stopped:
+                    return
 
     def refuse(self, name: str, why: str) -> Outcome:
         """The event's payload could not be taken (over the API's limit, nested too deep):
@@ -209,8 +205,9 @@ class Engine:
     def _one(self, hook: EventHook, event: Event, payload: dict[str, Any],
              table: dict[str, Any], state: Tally, pipelines: dict[str, dict[str, Any]],
              cancel: threading.Event | None, journal: Entry | None = None,
-             origin: Origin | None = None) -> None:
-        ready = self._prepare(hook, event, payload, table, state, pipelines, cancel, origin)
+             origin: Origin | None = None, part: int = 0) -> None:
+        ready = self._prepare(hook, event, payload, table, state, pipelines, cancel, origin,
+                              part)
         if ready is None:
             return
         call, step = ready
@@ -226,10 +223,11 @@ class Engine:
 
     def _prepare(self, hook: EventHook, event: Event, payload: dict[str, Any],
                  table: dict[str, Any], state: Tally, pipelines: dict[str, dict[str, Any]],
-                 cancel: threading.Event | None, origin: Origin | None = None
-                 ) -> tuple[Call, str] | None:
+                 cancel: threading.Event | None, origin: Origin | None = None,
+                 part: int = 0) -> tuple[Call, str] | None:
         """The hook's call and its journal step, or None when its filters or ``when`` skip
-        it (a ``when`` that cannot be evaluated is its error, in ``state``)."""
+        it (a ``when`` that cannot be evaluated is its error, in ``state``); ``part``: which
+        view of the event (Firing.views) the payload is, its step's own."""
         if not applies(hook, payload):
             return None
         call = Call(hook=hook, event=event.name, payload=payload, variables=dict(table),
@@ -249,7 +247,8 @@ class Engine:
             except ConditionError as err:
                 state.error(hook, f"when: {hook.when.text!r} cannot be evaluated: {err}")
                 return None
-        return call, hook.where + (f" {payload['file']}" if "file" in payload else "")
+        return call, hook.where + (f" {payload['file']}" if "file" in payload else "") + (
+            f" #{part + 1}" if part else "")
 
     def _refused(self, hook: EventHook) -> str | None:
         """Why trust refuses ``hook`` (enforced, a workspace hook not approved as it is

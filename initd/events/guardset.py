@@ -24,7 +24,6 @@ import hashlib
 import os
 
 from initd.events import sources
-from initd.events.vscode import places
 from initd.hooks import frontmatter, workspacefiles
 from initd.state.snapshot import Snapshot
 
@@ -44,8 +43,8 @@ def take(workspace: str, home: str) -> Snapshot:
             _scripts(snapshot, directory, workspace)
         else:
             _folder(snapshot, directory)
-    # the files and folders VS Code's settings add (vscode/places.py), as they were too
-    files, folders = places.added(workspace, home, lambda path: snapshot.read(
+    # the files and folders VS Code's settings add (sources.py), as they were too
+    files, folders = sources.vscode_added(workspace, home, lambda path: snapshot.read(
         path, sources.CONFIG_LIMIT, True)[0])
     for path in files:
         if not snapshot.covers(path):
@@ -79,7 +78,7 @@ def _folder(snapshot: Snapshot, directory: str) -> None:
     it read whole, as a config file is."""
     snapshot.record_names(directory, listing)
     for name in snapshot.lists[directory].get("names", ()):
-        if places.hook_file(name):
+        if sources.vscode_file(name):
             snapshot.record_read(os.path.join(directory, name), sources.CONFIG_LIMIT, True,
                                  workspacefiles.read)
 

@@ -15,14 +15,19 @@ files, each ``*.json`` in one a file of hooks (FOLDERS); the rest are config fil
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from typing import Any, NamedTuple
 
 WORKSPACE, HOME, IMAGE = "workspace", "home", "image"
 CONFIG_LIMIT = 2**20  # a hook config is a few KiB; a bigger file is not read
 HOOKS_DIR = (WORKSPACE, os.path.join(".discobot", "hooks"))  # (config/paths.workspace_hooks)
 FOLDERS = ((WORKSPACE, ".github/hooks"), (HOME, ".copilot/hooks"))  # VS Code's *.json
 
-# dialect name (events/model.DialectName's value) -> its sources, in the order it loads them
+# dialect name (events/model.DialectName's value) -> its sources, in the order it loads
+# them: the one list of formats, in the order their hooks run (a row here is a format:
+# its loader is events/dialects/NAME.py, events/dialects/__init__.py's DIALECTS)
 SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
     "discobot": (HOOKS_DIR,),
     "iteratr": ((WORKSPACE, ".iteratr.hooks.yml"),),
@@ -45,6 +50,9 @@ SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
     "cursor": ((IMAGE, "/etc/cursor/hooks.json"), (WORKSPACE, ".cursor/hooks.json"),
                (HOME, ".cursor/hooks.json")),
 }
+# the formats whose agent calls initd (``initd emit --from NAME``): each one's wire is
+# events/wires/NAME.py, imported alone (events/wires/__init__.py)
+AGENTS = ("claude", "codex", "vscode", "gemini", "cursor")
 # variables that name an image's file in place of its row above (Gemini CLI's): initd's
 # own environment's, never the workspace's (devcontainer.json's containerEnv)
 IMAGE_VARIABLES = ("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "GEMINI_CLI_SYSTEM_SETTINGS_PATH")
@@ -82,3 +90,115 @@ def any_present(workspace: str, home: str) -> bool:
     so a workspace with none starts its agent without a reader (nothing to take)."""
     configs, directories = agents(workspace, home)
     return any(os.path.lexists(path) for path in (*configs, *directories))
+
+
+# --------------------------------------------------------------------------------------
+# Where VS Code's Local harness finds its hook files (https://code.visualstudio.com/docs/
+# agent-customization/hooks, "Local hook file locations"): every ``*.json`` of its FOLDERS,
+# and the folders and files ``chat.hookFilesLocations`` adds ("Specify a folder to load
+# all its `*.json` files, or specify an individual `.json` file. Paths can be relative to
+# the workspace or start with `~`"), or drops (``false``). initd reads that setting from
+# the user's settings and the workspace's, which may only add: a repository turns no
+# location off (initd's choice, as for Claude Code's ``disableAllHooks``). A location
+# outside the workspace and the home is not read (root's verbs read these files too), nor
+# a Claude Code settings file (initd reads Claude Code's own as Claude Code's). Here, with
+# the table, because the snapshot's reader takes what the settings add with the rest.
+
+VSCODE = "vscode"
+SETTING = "chat.hookFilesLocations"  # (VS Code's, adding or dropping its hook files)
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_COMMENTS = re.compile(_STRING + r"|//[^\n]*|/\*.*?\*/", re.S)
+_COMMAS = re.compile(_STRING + r"|,(\s*[}\]])")
+
+
+class Location(NamedTuple):
+    path: str
+    folder: bool  # every *.json in it (else the one file)
+    workspace: bool  # in the workspace: trust may apply
+
+
+def jsonc(text: str) -> Any:
+    """VS Code's settings files are JSON with comments and trailing commas."""
+    bare = _COMMENTS.sub(lambda m: m.group(0) if m.group(0).startswith('"') else " ", text)
+    bare = _COMMAS.sub(lambda m: m.group(0) if m.group(1) is None else m.group(1), bare)
+    return json.loads(bare)
+
+
+def vscode_file(name: str) -> bool:
+    """A name in a hooks folder that is a hook file."""
+    return name.endswith(".json")
+
+
+def vscode_settings(workspace: str, home: str) -> tuple[str, str]:
+    """(the user's settings.json, the workspace's .vscode/settings.json)."""
+    _, user, project, *_ = (path for path, _ in paths(VSCODE, workspace, home))
+    return user, project
+
+
+def vscode_locations(workspace: str, home: str, user: object, project: object
+              ) -> tuple[list[Location], list[tuple[str, str, str]]]:
+    """The hook files' locations in the order VS Code reads them (the two folders, then
+    what the user's and the workspace's ``chat.hookFilesLocations`` add), and what was not
+    taken: (its settings' scope, "user" or "workspace", its key, why)."""
+    *_, github, copilot = (path for path, _ in paths(VSCODE, workspace, home))
+    found = [Location(github, True, True)]
+    if home not in ("", "/"):
+        found.append(Location(copilot, True, False))
+    said: list[tuple[str, str, str]] = []
+    for scope, settings in (("user", user), ("workspace", project)):
+        table = settings.get(SETTING) if isinstance(settings, dict) else None
+        if table is None:
+            continue
+        if not isinstance(table, dict):
+            said.append((scope, SETTING, "expected a mapping of path: true or false"))
+            continue
+        for key, on in table.items():
+            where, why = _resolve(key, on, workspace, home, scope)
+            if where is None:
+                said.append((scope, f"{SETTING}.{key}", why))
+            elif on is False:
+                found = [place for place in found if place.path != where]
+            elif all(place.path != where for place in found):
+                found.append(Location(where, not vscode_file(where), _inside(where, workspace)))
+    return found, said
+
+
+def _resolve(key: str, on: object, workspace: str, home: str, scope: str
+             ) -> tuple[str | None, str]:
+    if not isinstance(on, bool):
+        return None, "expected true or false: not read"
+    if key == "~" or key.startswith("~/"):
+        if home in ("", "/"):
+            return None, "no home: not read"
+        path = os.path.join(home, key[2:])
+    else:
+        path = os.path.join(workspace, key)  # (an absolute key stays itself)
+    path = os.path.normpath(path)
+    if os.path.basename(path) in ("settings.json", "settings.local.json") and \
+            os.path.basename(os.path.dirname(path)) == ".claude":
+        return None, ("a Claude Code settings file: initd reads Claude Code's own as Claude "
+                      "Code's, whatever this says")
+    if not (_inside(path, workspace) or _inside(path, home)):
+        return None, "outside the workspace and the home: not read"
+    if on is False and scope == "workspace":
+        return None, "a workspace's settings turn no hook location off (the user's may)"
+    return path, ""
+
+
+def _inside(path: str, base: str) -> bool:
+    return base not in ("", "/") and (path == base or path.startswith(base.rstrip("/") + "/"))
+
+
+def vscode_added(workspace: str, home: str, read: Any) -> tuple[list[str], list[str]]:
+    """(files, folders) the settings add to VS Code's row of SOURCES, the settings read by ``read``
+    (a path's bytes; OSError or ValueError: not there, or not read): for the snapshot."""
+    parsed = []
+    for path in vscode_settings(workspace, home):
+        try:
+            parsed.append(jsonc(read(path).decode("utf-8")))
+        except (OSError, ValueError, RecursionError):
+            parsed.append(None)
+    built = {path for path, _ in paths(VSCODE, workspace, home)}
+    found, _ = vscode_locations(workspace, home, *parsed)
+    extra = [place for place in found if place.path not in built]
+    return ([p.path for p in extra if not p.folder], [p.path for p in extra if p.folder])

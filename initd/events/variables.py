@@ -46,6 +46,11 @@ def table(event: Event, payload: dict[str, Any], ctx: EventContext) -> dict[str,
     return table
 
 
+def named(event: Event, payload: dict[str, Any], ctx: EventContext) -> dict[str, Any]:
+    """The payload's names alone of ``table`` (none of initd's own)."""
+    return {k: v for k, v in table(event, payload, ctx).items() if k not in OWN}
+
+
 def exportable(name: str) -> bool:
     """May a payload's key become a variable of a hook's environment?"""
     return name not in UNSAFE and not name.startswith(UNSAFE_PREFIXES)

@@ -15,7 +15,10 @@ Dialect's ``stdin``). One guard, written in any format, so holds for every agent
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -28,6 +31,7 @@ SHELL, WRITE, EDIT, READ = "Bash", "Write", "Edit", "Read"
 SHIM = re.compile(r"(?:[\w./-]*/)?(?:initd|python3?(?:\.\d+)? -m initd) emit "
                   r"--from[ =][a-z]+(?: [A-Za-z_]+)?(?: --socket[ =][\w./-]+)?")
 MCP_PREFIX = "mcp__"
+PLAIN_PATH = re.compile(r"[\w./-]+")  # a path SHIM reads (and no shell word)
 
 
 class Origin(NamedTuple):
@@ -39,6 +43,9 @@ class Origin(NamedTuple):
     # what the agent's hook environment held of its wire's ``passes`` (Claude Code's
     # CLAUDE_ENV_FILE): the agent's own hooks initd runs get it in theirs
     env: tuple[tuple[str, str], ...] = ()
+    # further views of the same call, in initd's shape, for other formats' hooks: one per
+    # further file a Codex apply_patch writes (Inbound.payload is its first)
+    each: tuple[dict[str, Any], ...] = ()
 
 
 class Inbound(NamedTuple):
@@ -76,7 +83,7 @@ class Wire(Protocol):
         shape; WireError when the agent has no such event."""
 
     def reply(self, inbound: Inbound, outcome: Mapping[str, Any]) -> Reply:
-        """The outcome (the control API's JSON of engine.Outcome) as the agent's hook
+        """The outcome (the control API's JSON of outcome.Outcome) as the agent's hook
         answers."""
 
     def shim(self, command: str) -> Shim:
@@ -114,6 +121,23 @@ def is_shim(command: str) -> bool:
     own hooks (it would send the event back to itself). Anything more on the line (a
     ``;``, a second command, a redirection) is a hook like any other, and runs."""
     return SHIM.fullmatch(command.strip()) is not None
+
+
+def absolute(command: str) -> str:
+    """``initd ...`` with initd's absolute path, when one is found: an agent that runs its
+    hooks with a PATH of its own (Codex's ``$SHELL -lc``, a login shell setting PATH anew;
+    Cursor's user hooks, run from ``~/.cursor`` with Cursor's PATH) may not have initd's
+    directory. initd's own program, never ``python -m initd``, which would import an
+    ``initd`` folder of the hook's directory first; a path SHIM reads, no shell word."""
+    if not command.startswith("initd "):
+        return command
+    run = sys.argv[0] if os.path.basename(sys.argv[0]) == "initd" else ""
+    for path in (run, os.path.join(os.path.dirname(sys.executable), "initd"),
+                 shutil.which("initd") or ""):
+        full = os.path.abspath(path) if path else ""
+        if full and os.access(full, os.X_OK) and PLAIN_PATH.fullmatch(full):
+            return full + command[len("initd"):]
+    return command
 
 
 def named(payload: Mapping[str, Any], name: str | None, field: str, agent: str) -> str:

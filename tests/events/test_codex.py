@@ -15,8 +15,8 @@ import pytest
 from initd.events.actions import ActionResult, Status
 from initd.events.codex import answers, patch, shape
 from initd.events.codex.names import EVENTS, NAMES
-from initd.events.codex.wire import WIRE
 from initd.events.verdict import Verdict
+from initd.events.wires.codex import WIRE
 from initd.hooks import kinds
 from tests.conformance.codex_hooks_support import payload, schema, validate
 
@@ -68,7 +68,7 @@ def test_another_agents_event_is_valid_by_codex_input_schema(name: str,
 def test_claudes_file_tools_reach_codex_as_a_patch_and_back() -> None:
     made = shape.outward(CLAUDE, "pre_tool", "PreToolUse", "sid", "/ws")
     assert made["tool_name"] == "apply_patch"
-    back = shape.inward({**made, "tool_name": "apply_patch"})
+    [back] = shape.inward({**made, "tool_name": "apply_patch"})
     assert back["tool_name"] == "Write" and back["tool_input"] == {
         "file_path": "/w/a.txt", "content": "hi\n"}
     edit = patch.build("MultiEdit", {"file_path": "/elsewhere/b.py", "edits": [

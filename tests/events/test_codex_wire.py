@@ -49,3 +49,34 @@ def test_a_managed_hook_of_its_own_keeps_managed_hooks_only(cx: Session) -> None
     write_json(cx, "project", hooks_file(PreToolUse=group(handler(deny("project says no")))))
     cx.start()
     assert not read_answer("PreToolUse", emit(cx, bash(cx.ws, "rm -rf /tmp/x"))).blocked
+
+
+def test_a_patch_of_three_files_is_three_runs_of_a_claude_guard_once_each(cx: Session
+                                                                          ) -> None:
+    """Codex's apply_patch of three files: a Claude Code ``Write|Edit`` hook runs once per
+    file (a journal step each), Codex's own hook once, on the patch as Codex sent it; the
+    same request delivered again (its Idempotency-Key) runs none of them again."""
+    from initd.commands import client
+    from tests.conformance.claude_hooks_support import command, hooks
+    from tests.conformance.claude_hooks_support import group as claude_group
+
+    paths = cx.out / "claude-paths"
+    cx.project(hooks(PreToolUse=claude_group(command(
+        "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"tool_input\"]"
+        f"[\"file_path\"])' >> {paths}"), matcher="Write|Edit")))
+    write_json(cx, "project", hooks_file(PreToolUse=group(handler(cx.record("codex")),
+                                                          matcher="apply_patch")))
+    cx.start()
+    sent = {"session_id": "s", "cwd": str(cx.ws), "hook_event_name": "PreToolUse",
+            "tool_name": "apply_patch", "tool_use_id": "t", "turn_id": "u", "model": "m",
+            "permission_mode": "default", "transcript_path": None, "tool_input": {
+                "command": "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Update File: b.txt\n"
+                           "@@\n-b\n+B\n*** Add File: c.txt\n+c\n*** End Patch\n"}}
+    answers = [client.call("POST", "/v1/events/PreToolUse?from=codex", sent, sock=cx.sock,
+                           key="patch-of-three") for _ in range(2)]
+    for code, outcome in answers:
+        assert code == 200 and not outcome["blocked"], outcome
+        assert len(outcome["results"]) == 4, outcome["results"]
+    assert sorted(paths.read_text().split()) == [f"{cx.ws}/{n}.txt" for n in "abc"]
+    assert cx.runs("codex") == 1
+    assert cx.seen("codex")["tool_input"] == sent["tool_input"]  # (Codex's, as sent)

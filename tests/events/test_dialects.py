@@ -419,3 +419,46 @@ def test_a_number_too_big_for_a_float_is_that_hooks_error(ws: Path, file: str, t
     assert found.hooks == []
     [error] = errors(found)
     assert error.startswith(f"{ws / file}: {key}: expected a number > 0, got ")
+
+
+def test_the_one_list_of_formats_is_sources_table() -> None:
+    """sources.py's table is the registry (CONTRIBUTING, "How to add a dialect"): a format
+    is its row, its loader (dialects/NAME.py) and, when its agent calls initd, its wire
+    (wires/NAME.py); DIALECTS runs them in the table's order, and every agent named in
+    AGENTS has the wire its dialect answers with."""
+    from initd.events import sources, wires
+
+    assert list(dialects.DIALECTS) == list(sources.SOURCES)
+    assert all(d.name == name for name, d in dialects.DIALECTS.items())
+    assert list(dialects.WIRES) == [n for n in sources.SOURCES if n in sources.AGENTS]
+    assert set(dialects.WIRES) == set(sources.AGENTS)
+    for name in sources.AGENTS:
+        assert wires.wire(name) is dialects.DIALECTS[name].wire
+        assert wires.wire(name).agent == name  # type: ignore[union-attr]
+    for name in ("discobot", "", "../claude", "wires", "__init__"):
+        assert wires.wire(name) is None
+
+
+def test_emit_from_imports_the_one_wire_it_speaks() -> None:
+    """``initd emit --from AGENT`` runs on every event of the agent: it loads its agent's
+    wire, never every format's loader (the service, not emit, reads hook files)."""
+    import subprocess
+    import sys
+
+    from initd.events import sources
+
+    for agent in sources.AGENTS:
+        code = ("import sys, io\n"
+                "from initd.commands.emitfrom import emit_from\n"
+                "sys.stdin = io.TextIOWrapper(io.BytesIO(b'garbage'))\n"
+                f"emit_from({agent!r}, None, '/nonexistent/sock', 'k')\n"
+                "print(' '.join(sorted(m for m in sys.modules if m.startswith('initd'))))\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=60, check=True)
+        loaded = out.stdout.split()
+        assert f"initd.events.wires.{agent}" in loaded, out
+        others = [m for m in loaded if m.startswith(("initd.events.dialects",
+                                                     "initd.events.engine"))
+                  or (m.startswith("initd.events.wires.") and m.endswith(
+                      tuple(f".{a}" for a in sources.AGENTS if a != agent)))]
+        assert others == [], others

@@ -2,7 +2,7 @@
 file's hooksConfig decides which hooks (dialects/gemini.py), which files the system
 variables may name (gemini/settings.py), a matcher that is no regular expression, the
 answers the reference and Gemini's engine read differently (gemini/answers.py), and what
-initd answers Gemini (gemini/wire.py)."""
+initd answers Gemini (wires/gemini.py)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from initd.events.actions import ActionResult, Status
 from initd.events.claude.matchers import MatcherError
 from initd.events.dialects import gemini
 from initd.events.gemini import answers, settings
-from initd.events.gemini import wire as gwire
 from initd.events.model import EventHook, Script
 from initd.events.wire import Inbound, Origin
+from initd.events.wires import gemini as gwire
 from initd.hooks import kinds
 
 NOBODY = 65534

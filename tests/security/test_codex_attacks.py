@@ -8,8 +8,9 @@ whatever it can do to its files, the answer it gets is the proof.
 - what it leaves in its Codex files for the next start (a FIFO, a link to a root secret,
   64 MiB, a directory, garbage) costs nothing, shows nothing of root's, and blocks;
 - initd's own line with more shell code on it is a hook, which runs;
-- a write to ``.env`` by ``apply_patch``, however the patch names the file, reaches a
-  Claude Code ``Write|Edit`` guard as that file.
+- a write to ``.env`` by ``apply_patch``, however the patch names the file and wherever
+  it is among the files of one patch, reaches a Claude Code ``Write|Edit`` guard as that
+  file; a patch of too many files, or one a hook rewrote a file of, is not allowed.
 """
 
 from __future__ import annotations
@@ -168,16 +169,66 @@ def test_an_apply_patch_to_env_reaches_a_claude_write_guard(
     assert answer.read.blocked and f"{ws}/.env" in str(answer.read.reason), answer.raw
 
 
-@pytest.mark.xfail(strict=True, reason="a patch of several files reaches other formats' "
-                   "hooks as its first file (docs/codex.md: not yet one event per file)")
+# a Claude Code guard of every file it is shown, in a log of the agent's: which files
+# the guard saw, once each
+SEEN_GUARD = ("f=$(python3 -c 'import json,sys; print(json.load(sys.stdin)"
+              "[\"tool_input\"].get(\"file_path\", \"\"))'); echo \"$f\" >> {log}; "
+              "case \"$f\" in */.env) echo \"no writes to $f\" >&2; exit 2;; esac; exit 0")
+
+
+@pytest.mark.parametrize("where", ["second", "last of 40", "an update after adds"])
 def test_a_patch_of_several_files_shows_a_claude_write_guard_each_one(
+        boot: Callable[..., Initd], agent: Agent, ws: Path, where: str) -> None:
+    """The .env after innocent files in one patch: a Claude Code guard sees one
+    ``file_path`` a call, so each file the patch writes is a call of its own (a Write of
+    the file it adds, an Edit of one it updates), and the guard saw every one of them."""
+    log = Path(agent.home) / f"seen-{os.getpid()}-{where.replace(' ', '-')}"
+    owned(agent, ws / ".claude" / "settings.json", json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Write|Edit", "hooks": [{"type": "command",
+                                             "command": SEEN_GUARD.format(log=log)}]}]}}))
+    count = {"second": 1, "last of 40": 39, "an update after adds": 3}[where]
+    adds = "".join(f"*** Add File: f{i}.txt\n+hello\n" for i in range(count))
+    last = ("*** Update File: .env\n@@\n-A=1\n+A=2\n" if where == "an update after adds"
+            else "*** Add File: .env\n+TOKEN=1\n")
+    sent = payload("PreToolUse", ws, tool_name="apply_patch", tool_input={
+        "command": f"*** Begin Patch\n{adds}{last}*** End Patch\n"})
+    try:
+        (answer,), _ = emit(boot, sent)
+        assert answer.read.blocked and f"{ws}/.env" in str(answer.read.reason), answer.raw
+        seen = log.read_text().split()
+    finally:
+        log.unlink(missing_ok=True)
+    assert sorted(seen) == sorted([*(f"{ws}/f{i}.txt" for i in range(count)), f"{ws}/.env"])
+
+
+def test_a_patch_of_more_files_than_initd_shows_one_by_one_is_not_allowed(
         boot: Callable[..., Initd], agent: Agent, ws: Path) -> None:
-    """The .env after an innocent file in one patch: a Claude Code guard sees one
-    ``file_path`` a call, so each file would have to be a call of its own."""
+    """A patch of thousands of files would be thousands of runs of every Write|Edit guard
+    for one call: over the wire's cap (257 here), it is not allowed, and no guard is left
+    unseen for it: the answer is Codex's block (exit 2, the reason on stderr)."""
     owned(agent, ws / ".claude" / "settings.json", json.dumps({"hooks": {"PreToolUse": [
         {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": ENV_GUARD}]}]}}))
+    adds = "".join(f"*** Add File: f{i}.txt\n+x\n" for i in range(257))
+    sent = payload("PreToolUse", ws, tool_name="apply_patch", tool_input={
+        "command": f"*** Begin Patch\n{adds}*** End Patch\n"})
+    (answer,), _ = emit(boot, sent)
+    assert answer.raw["code"] == 2 and answer.read.blocked, answer.raw
+    assert "257 files" in answer.raw["err"], answer.raw
+
+
+def test_a_hook_rewriting_one_file_of_several_denies_the_patch(
+        boot: Callable[..., Initd], agent: Agent, ws: Path) -> None:
+    """A Claude Code hook's ``updatedInput`` for one file (a Write of its own content) can
+    be no patch of the several files the call writes: Codex gets a deny, never the first
+    file's patch alone (which would drop the other files) nor the patch as it was."""
+    rewrite = ("cat >/dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": "
+               "\"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": "
+               "{\"file_path\": \"" + str(ws) + "/a.txt\", \"content\": \"x\\n\"}}}'")
+    owned(agent, ws / ".claude" / "settings.json", json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": rewrite}]}]}}))
     sent = payload("PreToolUse", ws, tool_name="apply_patch", tool_input={"command": (
-        "*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** Add File: .env\n+TOKEN=1\n"
+        "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Add File: b.txt\n+b\n"
         "*** End Patch\n")})
     (answer,), _ = emit(boot, sent)
-    assert answer.read.blocked and f"{ws}/.env" in str(answer.read.reason), answer.raw
+    assert answer.read.blocked and "one file of a patch of several" in str(
+        answer.read.reason), answer.raw

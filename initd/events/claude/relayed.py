@@ -1,6 +1,6 @@
 """The fields of a Claude Code hook's answer that initd does not act on itself but hands
 back to Claude Code as the hook gave them (verdict.Verdict's ``relayed``, the Outcome's
-``relayed``, claude/wire.py puts them in its answer): each event's own
+``relayed``, wires/claude.py puts them in its answer): each event's own
 ``hookSpecificOutput`` fields of https://code.claude.com/docs/en/hooks (the revision of
 2026-08-22, Claude Code v2.1.240), and the universal ``terminalSequence``.
 

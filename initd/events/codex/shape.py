@@ -4,8 +4,8 @@ Inward, the fields are Claude Code's already (``session_id``, ``cwd``, ``tool_na
 ``tool_input``…) but for ``apply_patch``: its patch becomes Claude Code's ``Write`` of the
 file it adds (``file_path``, ``content``) or ``Edit`` of the file it changes
 (``file_path``, ``old_string``, ``new_string``), the path made absolute from the session's
-cwd, so that a guard on ``Write|Edit`` (or ``Edit(.env)``) sees the file. A patch of
-several files is shown as its first (docs/codex.md: not yet one event per file).
+cwd, so that a guard on ``Write|Edit`` (or ``Edit(.env)``) sees the file: one payload per
+file a patch writes, each put to another format's hooks (events/wire.Origin's ``each``).
 
 Outward, a Codex hook of an event another agent sent (or ``initd emit``) reads it as
 Codex writes it: the fields of the event's input schema (``additionalProperties:
@@ -50,25 +50,29 @@ OPTIONAL = {event: SUBAGENT for event in ("user_prompt_submit", "pre_tool", "pos
                                            "post_compact")}
 
 
-def inward(payload: dict[str, Any]) -> dict[str, Any]:
+def inward(payload: dict[str, Any]) -> list[dict[str, Any]]:
     """``payload`` (Codex's) in initd's shape: every field kept, an ``apply_patch``'s
-    input read as the file it writes."""
+    input read as the files it writes, one payload each (a patch of none initd can read
+    is one Edit of no file, which a rule on Edit still sees)."""
     given = payload.get("tool_input")
     if payload.get("tool_name") != PATCH or not isinstance(given, Mapping):
-        return dict(payload)
+        return [dict(payload)]
     command = given.get("command", given.get("patch"))
     ops = patch.parse(command) if isinstance(command, str) else []
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
-    if not ops:  # no patch initd can read: an Edit of no file (a rule on Edit runs)
-        return {**payload, "tool_name": "Edit", "tool_input": dict(given)}
-    first = ops[0]
-    path = os.path.normpath(os.path.join(str(cwd), first.written))
-    if first.kind == "add":
+    if not ops:
+        return [{**payload, "tool_name": "Edit", "tool_input": dict(given)}]
+    return [_file(payload, op, str(cwd)) for op in ops]
+
+
+def _file(payload: dict[str, Any], op: patch.FileOp, cwd: str) -> dict[str, Any]:
+    """One file of a patch: a Write of the file it adds, an Edit of one it changes."""
+    path = os.path.normpath(os.path.join(cwd, op.written))
+    if op.kind == "add":
         return {**payload, "tool_name": "Write",
-                "tool_input": {"file_path": path, "content": patch.text(first.new)}}
+                "tool_input": {"file_path": path, "content": patch.text(op.new)}}
     return {**payload, "tool_name": "Edit", "tool_input": {
-        "file_path": path, "old_string": patch.text(first.old),
-        "new_string": patch.text(first.new)}}
+        "file_path": path, "old_string": patch.text(op.old), "new_string": patch.text(op.new)}}
 
 
 def outward(payload: Mapping[str, Any], event: str, name: str, session: str,

@@ -1,37 +1,27 @@
-"""Every dialect's loader into the one model, and ``load_all`` in the order hooks run:
-discobot scripts (the image's, then the workspace's), ``.iteratr.hooks.yml``, nyzhi's
+"""Every dialect's loader into the one model, and ``load_all`` in the order hooks run: the
+order of sources.py's table, whose every row names a format and its module here
+(discobot scripts, the image's then the workspace's, ``.iteratr.hooks.yml``, nyzhi's
 ``config.toml`` files, AutoAgent's ``config.json``, agent-pipelines' files, Claude Code's
-``settings.json`` files, VS Code's hook files, Gemini CLI's ``settings.json`` files,
-Cursor's ``hooks.json`` files."""
+``settings.json`` files, Codex's, VS Code's hook files, Gemini CLI's ``settings.json``
+files, Cursor's ``hooks.json`` files)."""
 
 from __future__ import annotations
 
 import os
+from importlib import import_module
 
 from initd.config.log import Logger
 from initd.config.problems import NOTE, Problem
+from initd.events import sources
 from initd.events.dialect import Dialect, Where
-from initd.events.dialects import (
-    autoagent,
-    claude,
-    codex,
-    cursor,
-    discobot,
-    gemini,
-    iteratr,
-    nyzhi,
-    pipelines,
-    vscode,
-)
 from initd.events.loading import Collected
 from initd.events.model import DialectName
 from initd.events.wire import Wire, is_shim
 from initd.hooks import workspacefiles
 from initd.state.snapshot import Snapshot
 
-DIALECTS: dict[DialectName, Dialect] = {d.name: d for d in (
-    discobot.DIALECT, iteratr.DIALECT, nyzhi.DIALECT, autoagent.DIALECT, pipelines.DIALECT,
-    claude.DIALECT, codex.DIALECT, vscode.DIALECT, gemini.DIALECT, cursor.DIALECT)}
+DIALECTS: dict[DialectName, Dialect] = {
+    name: import_module(f"initd.events.dialects.{name}").DIALECT for name in sources.SOURCES}
 # how each agent that calls hooks calls initd (initd emit --from NAME)
 WIRES: dict[DialectName, Wire] = {name: d.wire for name, d in DIALECTS.items() if d.wire}
 

@@ -38,13 +38,13 @@ from initd.events import sources
 from initd.events.actions import ActionResult, Call
 from initd.events.claude import answers, handlers, matchers
 from initd.events.claude import input as claude_input
-from initd.events.claude import wire as claude_wire
 from initd.events.claude.names import EVENTS, NAMES
 from initd.events.dialect import Where, own_name
 from initd.events.loading import Collected, EventFields
 from initd.events.model import Command, EventHook, HttpHook
 from initd.events.verdict import Decision, Verdict
 from initd.events.wire import Wire, is_shim
+from initd.events.wires import claude as claude_wire
 from initd.hooks.kinds import Event
 
 NAME = "claude"

@@ -35,7 +35,6 @@ from initd.events import sources
 from initd.events.actions import ActionResult, Call
 from initd.events.claude.matchers import MatcherError
 from initd.events.codex import answers, shape
-from initd.events.codex import wire as codex_wire
 from initd.events.codex.matchers import CodexMatcher, matcher
 from initd.events.codex.names import EVENTS, MATCHED, NAMES
 from initd.events.dialect import Where
@@ -43,6 +42,7 @@ from initd.events.loading import Collected, EventFields
 from initd.events.model import EventHook, Exec
 from initd.events.verdict import Verdict
 from initd.events.wire import Wire, is_shim
+from initd.events.wires import codex as codex_wire
 from initd.hooks.kinds import Event
 
 NAME = "codex"

@@ -38,7 +38,6 @@ from initd.events import sources
 from initd.events.actions import ActionResult, Call
 from initd.events.claude import matchers
 from initd.events.cursor import answers, outward
-from initd.events.cursor import wire as cursor_wire
 from initd.events.cursor.matcher import CursorMatcher
 from initd.events.cursor.names import EVENTS, FOLLOW_UPS, MATCHED, own_event
 from initd.events.dialect import Where
@@ -46,6 +45,7 @@ from initd.events.loading import Collected, EventFields
 from initd.events.model import Command, EventHook
 from initd.events.verdict import Verdict
 from initd.events.wire import Wire
+from initd.events.wires import cursor as cursor_wire
 from initd.hooks.kinds import Event
 
 NAME = "cursor"

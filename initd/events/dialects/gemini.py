@@ -23,7 +23,7 @@ as Gemini reads them, except that a file the agent writes decides nothing about 
 hooks of the files above it (initd's choice, as for Claude Code's ``disableAllHooks``):
 the image's files about every hook (the system file's ``enabled`` over all), the user's
 about the user's and the project's, the project's about its own. What its hooks answer
-is read by gemini/answers.py; the agent calls initd by gemini/wire.py."""
+is read by gemini/answers.py; the agent calls initd by wires/gemini.py."""
 
 from __future__ import annotations
 
@@ -41,11 +41,11 @@ from initd.events.claude import matchers
 from initd.events.dialect import Where, own_name
 from initd.events.gemini import answers as geminianswers
 from initd.events.gemini import settings as geminifiles
-from initd.events.gemini import wire as geminiwire
 from initd.events.loading import Collected, EventFields
 from initd.events.model import AgentCommand, EventHook
 from initd.events.verdict import Verdict
 from initd.events.wire import Wire
+from initd.events.wires import gemini as geminiwire
 from initd.hooks.kinds import Event
 
 NAME = geminiwire.AGENT

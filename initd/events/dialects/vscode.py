@@ -2,7 +2,7 @@
 agent-customization/hooks; https://code.visualstudio.com/docs/agents/reference/
 hooks-reference, 2026-09-16): every ``*.json`` of the workspace's ``.github/hooks`` and of
 the user's ``~/.copilot/hooks``, then what ``chat.hookFilesLocations`` adds
-(vscode/places.py), each file's commands concatenated in that order.
+(sources.py), each file's commands concatenated in that order.
 
 ``{"hooks": {"PreToolUse": [{"type": "command", "command": "./check.sh", "linux": "...",
 "cwd": "scripts", "env": {"K": "v"}, "timeout": 15}]}}``: an event and its commands, no
@@ -40,10 +40,9 @@ from initd.events.dialect import Where
 from initd.events.loading import Collected, EventFields
 from initd.events.model import Command, EventHook
 from initd.events.verdict import Verdict
-from initd.events.vscode import answers, places
-from initd.events.vscode import wire as vscode_wire
-from initd.events.vscode.wire import EVENTS
 from initd.events.wire import Wire
+from initd.events.wires import vscode as vscode_wire
+from initd.events.wires.vscode import EVENTS, verdict
 from initd.hooks import workspacefiles
 from initd.hooks.kinds import Event
 from initd.state import agentfs
@@ -75,7 +74,7 @@ def load(workspace: str, home: str) -> Collected:
         found.problems.append(Problem(user_file, "chat.useHooks", "no VS Code hook runs",
                                       NOTE))
         return found
-    located, said = places.locations(workspace, home, user, project)
+    located, said = sources.vscode_locations(workspace, home, user, project)
     for scope, key, text in said:
         found.problems.append(Problem(user_file if scope == "user" else project_file, key,
                                       text, WARNING))
@@ -91,7 +90,7 @@ def _settings(found: Collected, path: str) -> Any:
     cannot be read (its error: what it adds or turns off is not known)."""
     try:
         raw, _ = workspacefiles.read(path, sources.CONFIG_LIMIT, whole=True)
-        return places.jsonc(raw.decode("utf-8"))
+        return sources.jsonc(raw.decode("utf-8"))
     except (FileNotFoundError, NotADirectoryError):
         return None
     except agentfs.Unsafe as err:
@@ -116,7 +115,7 @@ def _listed(found: Collected, folder: str) -> list[str]:
     if more:  # (a guard may be among the names not read)
         found.error(folder, LoadError(f"more than {workspacefiles.MAX_NAMES} names: the "
                                       "rest are not read", folder))
-    return [os.path.join(folder, name) for name in names if places.hook_file(name)]
+    return [os.path.join(folder, name) for name in names if sources.vscode_file(name)]
 
 
 def _file(found: Collected, path: str, in_workspace: bool, workspace: str, home: str) -> None:
@@ -230,7 +229,7 @@ def _wrapped(line: str, cwd: str | None, env: dict[str, str]) -> str:
 class VSCode:
     """VS Code's own rules: the hooks of an event run one after another and all of them,
     even after a deny (``gathers``); they read the event on stdin alone, in VS Code's
-    shape; their answers mean what VS Code reads them to (vscode/answers.py)."""
+    shape; their answers mean what VS Code reads them to (wires/vscode.py)."""
 
     name = NAME
     title = "VS Code"
@@ -248,21 +247,21 @@ class VSCode:
             return workspacefiles.read(path, sources.CONFIG_LIMIT, whole=True)[0]
 
         found = [path for path, _ in sources.paths(NAME, where.workspace, where.home)]
-        files, folders = places.added(where.workspace, where.home, read)
+        files, folders = sources.vscode_added(where.workspace, where.home, read)
         for folder in [*found[3:], *folders]:
             try:
                 names, _ = workspacefiles.names(folder, workspacefiles.MAX_NAMES,
                                                 workspacefiles.SCAN_LIMIT)
             except OSError:
                 continue
-            found += [os.path.join(folder, n) for n in names if places.hook_file(n)]
+            found += [os.path.join(folder, n) for n in names if sources.vscode_file(n)]
         return found + files + folders
 
     def stdin(self, call: Call) -> dict[str, Any]:
         return vscode_wire.stdin(call)
 
     def verdict(self, result: ActionResult, hook: EventHook, event: Event) -> Verdict:
-        return answers.verdict(result, hook, event)
+        return verdict(result, hook, event)
 
 
 DIALECT = VSCode()

@@ -30,9 +30,9 @@ from typing import Any
 
 from initd.events import answers
 from initd.events.actions import ActionResult, Status
-from initd.events.gemini.wire import ADVISORY, NAMES
 from initd.events.model import EventHook
 from initd.events.verdict import Decision, Verdict
+from initd.events.wires.gemini import ADVISORY, NAMES
 from initd.hooks.kinds import Event
 
 # initd's events whose block Gemini's hooks can make (the tool, the turn, the model's

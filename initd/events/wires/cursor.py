@@ -23,10 +23,6 @@ revision of 2026-08-24), exit 0 and one JSON object on stdout, never a hook fail
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +34,6 @@ from initd.events.wire import Inbound, Reply, Shim
 
 AGENT = "cursor"
 FIELD = "hook_event_name"
-PLAIN_PATH = re.compile(r"[\w./-]+")  # a path events/wire.SHIM reads (and no shell word)
 # what the answers of these events gather from their Cursor hooks' own JSON
 GATHERED = {"sessionStart": "env", "workspaceOpen": "pluginPaths"}
 
@@ -76,7 +71,7 @@ class CursorWire:
         return Reply(0, json.dumps(out) + "\n" if out else "", "")
 
     def shim(self, command: str) -> Shim:
-        line = absolute(command)
+        line = wire.absolute(command)
         return Shim(".cursor/hooks.json", {"version": 1, "hooks": {
             name: [{"command": line, **({"failClosed": True} if name in GUARDS else {})}]
             for name in EVENTS}})
@@ -124,22 +119,6 @@ def _gathered(field: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
         elif isinstance(value, list):
             found = [*(found if isinstance(found, list) else []), *value]
     return {} if found is None else {field: found}
-
-
-def absolute(command: str) -> str:
-    """``initd ...`` with initd's absolute path, when one is found: Cursor runs a user
-    hook from ``~/.cursor`` with the PATH Cursor has, which need not have initd's
-    directory. initd's own program (never ``python -m initd``, which would import an
-    ``initd`` folder of the hook's directory first)."""
-    if not command.startswith("initd "):
-        return command
-    run = sys.argv[0] if os.path.basename(sys.argv[0]) == "initd" else ""
-    for path in (run, os.path.join(os.path.dirname(sys.executable), "initd"),
-                 shutil.which("initd") or ""):
-        full = os.path.abspath(path) if path else ""
-        if full and os.access(full, os.X_OK) and PLAIN_PATH.fullmatch(full):
-            return full + command[len("initd"):]
-    return command
 
 
 WIRE = CursorWire()

@@ -2,7 +2,10 @@
 ``~/.codex/hooks.json``): its hook input is read into initd's shape (shape.inward), and
 the answer is one JSON object on stdout, exit 0, valid by the event's output schema of
 @openai/codex@0.171.0 (``additionalProperties: false``: no field it has not), as Codex
-reads it (openai/codex ``codex-rs/hooks/src/events``):
+reads it (openai/codex ``codex-rs/hooks/src/events``). An ``apply_patch`` reaches other
+formats' hooks as one Write or Edit per file it writes (up to PATCH_FILES; a patch of more
+is not allowed), and a hook's rewrite of one file of several is a deny: the patch cannot
+be made of it.
 
 - PreToolUse: ``hookSpecificOutput.permissionDecision: "deny"`` with its
   ``permissionDecisionReason`` (never empty); ``allow`` only with ``updatedInput``, which
@@ -22,10 +25,6 @@ reads it (openai/codex ``codex-rs/hooks/src/events``):
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -36,8 +35,10 @@ from initd.events.wire import Inbound, Reply, Shim
 
 AGENT = "codex"
 FIELD = "hook_event_name"
-PLAIN_PATH = re.compile(r"[\w./-]+")  # a path events/wire.SHIM reads (and no shell word)
 Build = Callable[[dict[str, Any], Inbound, Mapping[str, Any], str], None]
+# files of one apply_patch put to other formats' hooks, each an event of its own; a patch
+# of more is refused (each file is a run of every Write|Edit hook: none goes unseen)
+PATCH_FILES = 256
 
 
 class CodexWire:
@@ -47,7 +48,12 @@ class CodexWire:
 
     def inbound(self, payload: dict[str, Any], name: str | None) -> Inbound:
         said, event = wire.event_of(payload, name, FIELD, EVENTS, "Codex")
-        return Inbound(event, shape.inward(payload), wire.Origin(AGENT, said, payload))
+        first, *more = shape.inward(payload)
+        if len(more) >= PATCH_FILES:
+            raise wire.WireError(f"a Codex apply_patch of {len(more) + 1} files: more than "
+                                 f"the {PATCH_FILES} initd puts to other formats' hooks "
+                                 "one by one")
+        return Inbound(event, first, wire.Origin(AGENT, said, payload, each=tuple(more)))
 
     def reply(self, inbound: Inbound, outcome: Mapping[str, Any]) -> Reply:
         if inbound.event == "session_end":  # (no output schema: Codex reads nothing)
@@ -67,24 +73,9 @@ class CodexWire:
         return Reply(0, json.dumps({"systemMessage": why}) + "\n")
 
     def shim(self, command: str) -> Shim:
-        handler = {"type": "command", "command": absolute(command)}
+        handler = {"type": "command", "command": wire.absolute(command)}
         return Shim(".codex/hooks.json",
                     {"hooks": {name: [{"hooks": [handler]}] for name in EVENTS}})
-
-
-def absolute(command: str) -> str:
-    """``initd ...`` with initd's absolute path: Codex runs a hook as ``$SHELL -lc``, and
-    a login shell sets PATH anew. initd's own program (never ``python -m initd``, which
-    would import an ``initd`` folder of the session's cwd first), when one is found."""
-    if not command.startswith("initd "):
-        return command
-    run = sys.argv[0] if os.path.basename(sys.argv[0]) == "initd" else ""
-    for path in (run, os.path.join(os.path.dirname(sys.executable), "initd"),
-                 shutil.which("initd") or ""):
-        full = os.path.abspath(path) if path else ""
-        if full and os.access(full, os.X_OK) and PLAIN_PATH.fullmatch(full):
-            return full + command[len("initd"):]
-    return command
 
 
 def _stop(out: dict[str, Any], outcome: Mapping[str, Any], why: str) -> bool:
@@ -126,6 +117,9 @@ def _updated(inbound: Inbound, given: Any) -> tuple[dict[str, Any] | None, str |
     if inbound.origin.payload.get("tool_name") != PATCH or isinstance(
             given.get("command"), str):
         return given, None
+    if inbound.origin.each:  # (a Write or Edit of one file cannot stand for the patch)
+        return None, ("initd: a hook rewrote one file of a patch of several: initd cannot "
+                      "make the whole patch of it")
     cwd = str(inbound.payload.get("cwd") or "")
     made = patch.build(str(inbound.payload.get("tool_name")), given, cwd)
     if made is None:
