@@ -97,6 +97,9 @@ def event_of(name: object, source: str, key: str) -> kinds.Event:
 def _short(value: object) -> str:
     return shown(value, 57)
 
+# what an agent's hooks config has for each event: Claude Code's and Codex's list
+MATCHER_GROUPS = 'matcher groups ([{"matcher": ..., "hooks": [...]}])'
+
 
 class Collected:
     """What loading found: hooks, problems (one per broken hook or file), the stand-ins
@@ -141,6 +144,27 @@ class Collected:
                            event=event.name)
                 continue
             yield event, key, entries
+
+    def agent_entries(self, path: str, name: object, entries: object,
+                      events: Mapping[str, str], title: str, what: str
+                      ) -> Iterator[tuple[str, str, object]]:
+        """(initd's event, key, entry) for each entry of one event's list in an agent's
+        own hooks config (Claude Code's matcher groups, Codex's, Gemini CLI's definitions,
+        Cursor's hooks): a name the agent has no event for is one error naming the file
+        and the name (a typo in a guard's event is never silent; no stand-in: no event of
+        initd's is its), a value that is no list the event's error, standing in on it."""
+        key = f"hooks.{name}"
+        event = events.get(name) if isinstance(name, str) else None
+        if event is None:
+            self.error(path, LoadError(f"unknown {title} hook event {shown(name, 40)} "
+                                       f"({title}'s: {', '.join(events)})", path, key),
+                       event=None)
+            return
+        if not isinstance(entries, list):
+            self.error(path, LoadError(f"expected a list of {what}", path, key), event)
+            return
+        for index, entry in enumerate(entries):
+            yield event, f"{key}[{index}]", entry
 
     def read(self, path: str, fmt: str) -> Any:
         """A config file's data; None when there is none, or when it does not parse (then

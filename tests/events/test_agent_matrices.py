@@ -119,4 +119,5 @@ def test_every_answer_field_of_the_contract_is_named(agent: str) -> None:
                for event, fields in sorted(contract_answers(agent).items())
                if event in by_event and fields - by_event[event] - common]
     assert missing == [], f"docs/{agent}.md names no status for: {missing}"
-    assert set(contract_answers(agent)) <= set(by_event), sorted(set(contract_answers(agent)) - set(by_event))
+    unrowed = set(contract_answers(agent)) - set(by_event)
+    assert unrowed == set(), f"docs/{agent}.md has no row for {sorted(unrowed)}"

@@ -576,10 +576,10 @@ def test_problems_name_the_file_and_key_and_the_rest_loads(tmp_path: Path) -> No
     errors = [p.text for p in found.problems if p.severity == "error"]
     served = ", ".join(claude.EVENTS)
     assert errors == [
-        f"{p}: hooks.PreToolUsee: unknown Claude Code hook event 'PreToolUsee' (initd "
-        f"serves: {served})",
+        f"{p}: hooks.PreToolUsee: unknown Claude Code hook event 'PreToolUsee' (Claude "
+        f"Code's: {served})",
         f"{p}: hooks.BeforeTool: unknown Claude Code hook event 'BeforeTool' "
-        f"(initd serves: {served})",
+        f"(Claude Code's: {served})",
         f"{p}: {h}[1].type: a 'prompt' hook asks Claude Code's model, which initd does not "
         "have: this gate will not gate. It stands in on PreToolUse as an error (which "
         "blocks a blockable event) until it is a \"command\" or \"http\" hook",

@@ -40,7 +40,7 @@ from initd.events.claude import answers, handlers, matchers
 from initd.events.claude import input as claude_input
 from initd.events.claude.names import EVENTS, NAMES
 from initd.events.dialect import Where, own_name
-from initd.events.loading import Collected, EventFields
+from initd.events.loading import MATCHER_GROUPS, Collected, EventFields
 from initd.events.model import Command, EventHook, HttpHook
 from initd.events.verdict import Decision, Verdict
 from initd.events.wire import Wire, is_shim
@@ -152,22 +152,11 @@ def _shim_only(settings: list[tuple[str, str, dict[str, Any]]]) -> bool:
 
 def _event(found: Collected, path: str, in_workspace: bool, workspace: str, home: str,
            name: object, groups: object, shell: str) -> None:
-    key = f"hooks.{name}"
-    event = EVENTS.get(name) if isinstance(name, str) else None
-    if event is None:  # (an event initd never fires, PermissionRequest: no stand-in)
-        found.error(path, LoadError(f"unknown Claude Code hook event {shown(name, 40)} "
-                                    f"(initd serves: {', '.join(EVENTS)})", path, key),
-                    event=None)
-        return
     # a group or hook initd cannot load (a matcher RE2 cannot run, a "prompt" hook, a
     # shell initd does not offer) stands in on its event: an error, which blocks a
     # blockable one (invariant 12), never a guard that is simply not there
-    if not isinstance(groups, list):
-        found.error(path, LoadError('expected a list of matcher groups ([{"matcher": ..., '
-                                    '"hooks": [...]}])', path, key), event)
-        return
-    for index, group in enumerate(groups):
-        gkey = f"{key}[{index}]"
+    for event, gkey, group in found.agent_entries(path, name, groups, EVENTS, "Claude Code",
+                                                  MATCHER_GROUPS):
         try:
             text, handlers, warnings = _group(event, group, path, gkey)
         except LoadError as err:

@@ -38,7 +38,7 @@ from initd.events.codex import answers, shape
 from initd.events.codex.matchers import CodexMatcher, matcher
 from initd.events.codex.names import EVENTS, MATCHED, NAMES
 from initd.events.dialect import Where
-from initd.events.loading import Collected, EventFields
+from initd.events.loading import MATCHER_GROUPS, Collected, EventFields
 from initd.events.model import EventHook, Exec
 from initd.events.verdict import Verdict
 from initd.events.wire import Wire, is_shim
@@ -173,18 +173,8 @@ def _hooks(found: Collected, path: str, form: str, data: dict[str, Any]
 
 def _event(found: Collected, path: str, scope: str, name: object, groups: object,
            shell: str) -> None:
-    key = f"hooks.{name}"
-    event = EVENTS.get(name) if isinstance(name, str) else None
-    if event is None:  # (Codex drops it silently; a typo in a guard's event is said)
-        found.error(path, LoadError(f"unknown Codex hook event {shown(name, 40)} (Codex's: "
-                                    f"{', '.join(EVENTS)})", path, key), event=None)
-        return
-    if not isinstance(groups, list):
-        found.error(path, LoadError('expected a list of matcher groups ([{"matcher": ..., '
-                                    '"hooks": [...]}])', path, key), event)
-        return
-    for index, group in enumerate(groups):
-        gkey = f"{key}[{index}]"
+    for event, gkey, group in found.agent_entries(path, name, groups, EVENTS, "Codex",
+                                                  MATCHER_GROUPS):
         try:
             matcher, handlers, warnings = _group(event, group, path, gkey)
         except LoadError as err:

@@ -96,19 +96,10 @@ def load(workspace: str, home: str, limits: dict[str, int | None]) -> Collected:
 
 def _event(found: Collected, path: str, scope: str, where: Where, name: object,
            entries: object, shell: str, limits: dict[str, int | None]) -> None:
-    key = f"hooks.{name}"
-    event = EVENTS.get(name) if isinstance(name, str) else None
-    if event is None:  # a typo is never silent, and no event of initd's is its
-        found.error(path, LoadError(f"unknown Cursor hook event {shown(name, 40)} (Cursor's "
-                                    f"are: {', '.join(EVENTS)})", path, key), event=None)
-        return
-    if not isinstance(entries, list):
-        found.error(path, LoadError('expected a list of hooks ([{"command": ...}])', path,
-                                    key), event)
-        return
-    for index, entry in enumerate(entries):
-        found.hook(path, _hook, str(name), entry, path, f"{key}[{index}]", scope, where,
-                   shell, limits, event=event)
+    for event, key, entry in found.agent_entries(path, name, entries, EVENTS, "Cursor",
+                                                 'hooks ([{"command": ...}])'):
+        found.hook(path, _hook, str(name), entry, path, key, scope, where, shell, limits,
+                   event=event)
 
 
 def _hook(name: str, entry: object, path: str, key: str, scope: str, where: Where,

@@ -130,19 +130,9 @@ def load(workspace: str, home: str, env: Mapping[str, str] = os.environ) -> Coll
 def _event(found: Collected, where: tuple[str, str, str, str, set[str]], name: object,
            definitions: object) -> None:
     path = where[0]
-    key = f"hooks.{name}"
-    event = geminiwire.EVENTS.get(name) if isinstance(name, str) else None
-    if event is None:  # (no stand-in: an event initd never fires)
-        found.error(path, LoadError(f"unknown Gemini CLI hook event {shown(name, 40)} "
-                                    f"(Gemini CLI's: {', '.join(geminiwire.EVENTS)})",
-                                    path, key), event=None)
-        return
-    if not isinstance(definitions, list):
-        found.error(path, LoadError('expected a list of hook definitions ([{"matcher": '
-                                    '..., "hooks": [...]}])', path, key), event)
-        return
-    for index, definition in enumerate(definitions):
-        dkey = f"{key}[{index}]"
+    for event, dkey, definition in found.agent_entries(
+            path, name, definitions, geminiwire.EVENTS, "Gemini CLI",
+            'hook definitions ([{"matcher": ..., "hooks": [...]}])'):
         try:
             f = EventFields(definition, path, dkey)
             sequential = f.flag("sequential", False)
