@@ -4,7 +4,9 @@
     runs (the payload on its stdin, the answer in the agent's terms), with one guard (a
     Claude Code PreToolUse command hook that reads its stdin and allows), for each agent
     that calls initd, against spawning the same hook directly, fed the same payload and
-    its output read: what putting the agent's hooks behind initd costs a tool call.
+    its output read: what putting the agent's hooks behind initd costs a tool call; and
+    what emit --from imports (its agent's wire alone, events/wires/NAME.py) against
+    importing every format's loader (events/dialects), which it did before.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from initd.events.dialects import WIRES
+from initd.events.sources import AGENTS as WIRES
 
 HOOK = "cat > /dev/null"
 # each agent's shell tool call, as its hooks reference shows it
@@ -49,6 +51,10 @@ def median_ms(run, times: int) -> float:  # type: ignore[no-untyped-def]
         run()
         samples.append((time.perf_counter() - start) * 1000)
     return statistics.median(samples)
+
+
+def imports(module: str) -> None:
+    subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
 
 
 def main(runs: int = 40) -> None:
@@ -85,6 +91,11 @@ def main(runs: int = 40) -> None:
                 print(f"agents    {agent}: initd emit --from {agent} with one guard, "
                       f"{runs} runs: p50 {ours:.1f} ms | the hook spawned directly: "
                       f"{same:.1f} ms: {ours / same:.1f}x")
+                alone = median_ms(lambda a=agent: imports(f"initd.events.wires.{a}"), 10)
+                every = median_ms(lambda: imports("initd.events.dialects"), 10)
+                print(f"agents    {agent}: python importing its wire alone: p50 "
+                      f"{alone:.1f} ms | every format's loader: {every:.1f} ms: "
+                      f"{alone / every:.2f}x")
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(10)

@@ -11,8 +11,7 @@ import re
 from pathlib import Path
 
 from initd.events.claude import matchers, relayed
-from initd.events.claude.answers import NO_CONTINUE
-from initd.events.claude.names import EVENTS
+from initd.events.claude.names import EVENTS, NO_CONTINUE
 from initd.hooks import kinds
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from initd.events import answers
 from initd.events.actions import ActionResult, Status
 from initd.events.claude import relayed
+from initd.events.claude.names import ELICITATIONS, NO_CONTINUE
 from initd.events.verdict import PERMISSIONS
 from initd.hooks.kinds import Event
 
@@ -40,14 +41,7 @@ from initd.hooks.kinds import Event
 # UserPromptExpansion, and SessionStart")
 PLAIN_CONTEXT = ("user_prompt_submit", "user_prompt_expansion", "session_start")
 FEEDBACK = ("post_tool", "post_tool_failure")  # a block is feedback: the tool already ran
-# where the reference discards continue: false (each event's section: "discards ...
-# continue", StopFailure "ignores the hook's output", TaskCreated "ignores continue: false")
-NO_CONTINUE = ("pre_compact", "session_end", "notification", "stop_failure", "post_compact",
-               "worktree_remove", "cwd_changed", "file_changed", "instructions_loaded",
-               "message_display", "task_created", "config_change", "directory_added",
-               "worktree_create", "elicitation", "elicitation_result")
 PERMISSION_EVENTS = ("pre_tool", "permission_request")  # a block is a deny
-ELICITATIONS = ("elicitation", "elicitation_result")  # decline and cancel are their "no"
 DEPRECATED = {"approve": "allow", "block": "deny"}  # PreToolUse's old decision
 NO_EXIT_2 = ("exit 2 is not honoured on PermissionRequest: only a decision object grants "
              "or denies")

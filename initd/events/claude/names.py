@@ -22,3 +22,10 @@ EVENTS = {
     "FileChanged": "file_changed", "DirectoryAdded": "directory_added",
     "MessageDisplay": "message_display"}
 NAMES = {event: name for name, event in EVENTS.items()}
+# where the reference discards continue: false (each event's section: "discards ...
+# continue", StopFailure "ignores the hook's output", TaskCreated "ignores continue: false")
+NO_CONTINUE = ("pre_compact", "session_end", "notification", "stop_failure", "post_compact",
+               "worktree_remove", "cwd_changed", "file_changed", "instructions_loaded",
+               "message_display", "task_created", "config_change", "directory_added",
+               "worktree_create", "elicitation", "elicitation_result")
+ELICITATIONS = ("elicitation", "elicitation_result")  # decline and cancel are their "no"

@@ -32,8 +32,7 @@ from typing import Any
 
 from initd.events import wire
 from initd.events.claude import relayed
-from initd.events.claude.answers import ELICITATIONS, NO_CONTINUE
-from initd.events.claude.names import EVENTS, NAMES
+from initd.events.claude.names import ELICITATIONS, EVENTS, NAMES, NO_CONTINUE
 from initd.events.wire import Inbound, Reply, Shim
 
 AGENT = "claude"

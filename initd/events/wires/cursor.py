@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from initd.events import wire
-from initd.events.cursor.answers import session_env
 from initd.events.cursor.inward import inward
 from initd.events.cursor.names import ASKS, EVENTS, FOLLOW_UPS, GUARDS, PERMISSION, WRITE
 from initd.events.wire import Inbound, Reply, Shim
@@ -113,6 +112,8 @@ def _gathered(field: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
             continue
         value = data.get(field) if isinstance(data, dict) else None
         if field == "env":  # (what Cursor passes to every later hook: the shim line too)
+            from initd.events.cursor.answers import session_env  # (sessionStart's alone)
+
             value = session_env(value)
         if isinstance(value, dict):
             found = {**(found if isinstance(found, dict) else {}), **value}
