@@ -29,6 +29,7 @@ counted, and capped (stoploop.py).
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -247,8 +248,9 @@ class Engine:
             except ConditionError as err:
                 state.error(hook, f"when: {hook.when.text!r} cannot be evaluated: {err}")
                 return None
-        return call, hook.where + (f" {payload['file']}" if "file" in payload else "") + (
-            f" #{part + 1}" if part else "")
+        # its step: the view's number, the file quoted (no name makes one step another's)
+        return call, hook.where + (f" #{part + 1}" if part else "") + (
+            f" {json.dumps(payload['file'])}" if "file" in payload else "")
 
     def _refused(self, hook: EventHook) -> str | None:
         """Why trust refuses ``hook`` (enforced, a workspace hook not approved as it is

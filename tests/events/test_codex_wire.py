@@ -80,3 +80,27 @@ def test_a_patch_of_three_files_is_three_runs_of_a_claude_guard_once_each(cx: Se
     assert sorted(paths.read_text().split()) == [f"{cx.ws}/{n}.txt" for n in "abc"]
     assert cx.runs("codex") == 1
     assert cx.seen("codex")["tool_input"] == sent["tool_input"]  # (Codex's, as sent)
+
+
+def test_no_file_name_makes_one_views_step_another_views(cx: Session) -> None:
+    """A hook with ``{file}`` runs once per file of the payload, and, for a patch of
+    several files, once per view: each run has a journal step of its own, and a step
+    seen again in one request gets the first one's result. Files the agent names "x" and
+    "x #2" must not make the second view's run of "x" the first view's of "x #2"."""
+    from initd.commands import client
+
+    log = cx.out / "runs"
+    (cx.ws / ".nyzhi").mkdir()
+    (cx.ws / ".nyzhi" / "config.toml").write_text(
+        '[[agent.hooks]]\nevent = "pre_tool"\n'
+        f'command = "cat >/dev/null; echo {{file}} >> {log}"\n')
+    cx.start()
+    sent = {"session_id": "s", "cwd": str(cx.ws), "hook_event_name": "PreToolUse",
+            "tool_name": "apply_patch", "tool_use_id": "t", "turn_id": "u", "model": "m",
+            "permission_mode": "default", "transcript_path": None, "files": ["x", "x #2"],
+            "tool_input": {"command": "*** Begin Patch\n*** Add File: a.txt\n+a\n"
+                                      "*** Add File: b.txt\n+b\n*** End Patch\n"}}
+    code, outcome = client.call("POST", "/v1/events/PreToolUse?from=codex", sent,
+                                sock=cx.sock, key="files-and-views")
+    assert code == 200 and len(outcome["results"]) == 4, outcome
+    assert sorted(log.read_text().splitlines()) == ["x", "x", "x #2", "x #2"]
