@@ -9,6 +9,7 @@ exit 125, as tini and docker use 125 for "the init itself failed".
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 from initd import VERBS
@@ -50,6 +51,9 @@ def guarded(body: Callable[[], int]) -> int:
         return body()
     except InitdError as err:
         return fail(err)
+    except BrokenPipeError:  # (`initd shim claude | head`: the reader had enough)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
 
 
 def fail(err: InitdError) -> int:

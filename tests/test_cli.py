@@ -153,3 +153,16 @@ def test_every_verb_has_its_module_and_a_probe_imports_only_its_own() -> None:
                                                           "initd.supervisor"))], ours
     assert [name for name in ours if name.startswith("initd.commands.")] == \
         ["initd.commands.client", "initd.commands.probe"], ours  # (the socket's client)
+
+
+def test_a_reader_that_closes_early_gets_no_traceback() -> None:
+    """``initd shim claude | head -1``: the reader closing the pipe is no error of initd's
+    to show (exit 128 + SIGPIPE, as a program killed by it; nothing on stderr)."""
+    read, write = os.pipe()
+    os.close(read)  # (closed before it starts: its first write meets a closed pipe)
+    try:
+        done = subprocess.run([sys.executable, "-m", "initd", "shim", "claude"], stdout=write,
+                              stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 141 and done.stderr == b"", done.stderr
