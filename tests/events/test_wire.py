@@ -199,3 +199,21 @@ def test_a_managed_file_of_the_shim_alone_turns_nothing_off_for_initd(session: S
     session.start()
     said = json.loads(from_claude(session, bash("rm -rf /data")).stdout)
     assert said["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_the_demo_image_shows_each_agents_line_where_it_writes() -> None:
+    """images/demo/Containerfile shows, for each agent that calls initd, the line that
+    writes its shim and the file it lands in: every agent's, each its wire's own path."""
+    import re
+    from pathlib import Path
+
+    from initd.events import wires
+    from initd.events.sources import AGENTS
+
+    text = (Path(__file__).resolve().parents[2] / "images" / "demo" / "Containerfile"
+            ).read_text()
+    shown = re.findall(r"#   RUN initd shim (\w+) --write --user agent +# ~/(\S+)", text)
+    assert [agent for agent, _ in shown] == list(AGENTS)
+    for agent, path in shown:
+        wire = wires.wire(agent)
+        assert wire is not None and wire.shim("initd emit").path == path, agent
