@@ -9,7 +9,6 @@ exit 125, as tini and docker use 125 for "the init itself failed".
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 from initd import VERBS
@@ -52,8 +51,7 @@ def guarded(body: Callable[[], int]) -> int:
     except InitdError as err:
         return fail(err)
     except BrokenPipeError:  # (`initd shim claude | head`: the reader had enough)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 128 + signal.SIGPIPE
+        return 141  # 128 + SIGPIPE, as a program the signal ended (signal is not imported)
 
 
 def fail(err: InitdError) -> int:
