@@ -1,10 +1,11 @@
-"""Where each hook format keeps its files: the one table the dialects' ``files`` come from,
-and what the guard snapshot takes before the agent's first instruction (guardset.py,
-ARCHITECTURE.md invariant 15).
+"""The one list of hook formats, and where each keeps its files: the table the dialects'
+``files`` come from, and what the guard snapshot takes before the agent's first
+instruction (guardset.py, ARCHITECTURE.md invariant 15).
 
-Standard library ``os`` only: root's supervisor reads this table at every boot with a
-workspace, to know whether there is anything to take, and the snapshot's reader (a
-process of its own, as the agent) imports nothing heavier.
+The standard library only (``os``, and ``json`` and ``re`` for VS Code's settings, which a
+boot with a workspace has loaded already): root's supervisor reads this table at every
+boot with a workspace, to know whether there is anything to take, and the snapshot's
+reader (a process of its own, as the agent) imports nothing heavier.
 
 A source is (base, path): ``workspace`` and ``home`` (the agent user's) are the trees the
 agent can write; ``image`` is a path of the image's own (root's: the managed settings),
