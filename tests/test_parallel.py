@@ -37,12 +37,15 @@ def test_spread(n):
 '''
 
 
+# a deadline, not a speed: an inner pytest of three xdist workers, each importing the
+# suite's plugins, took over a minute beside two whole suites on two cores
 @pytest.mark.slow
+@pytest.mark.timeout(300)
 def test_a_group_keeps_to_one_worker_and_sets_its_fixture_up_once(tmp_path: Path) -> None:
     (tmp_path / "test_cases.py").write_text(CASES)
     setups = tmp_path / "setups"
     out = run_pytest(tmp_path, "xdistgroups", "-p", "xdist.plugin", "-n", "3",
-                     "--dist", "loadgroup", "-v", env={"SETUPS": str(setups)})
+                     "--dist", "loadgroup", "-v", env={"SETUPS": str(setups)}, timeout=280)
     assert out.returncode == 0, out.stdout + out.stderr
     ran = re.findall(r"\[(gw\d+)\] .*PASSED \S*::(test_\w+)", out.stdout)
     grouped = {worker for worker, name in ran if name == "test_grouped"}

@@ -19,11 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def run_pytest(directory: Path, plugin: str, *more: str,
-               env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+               env: Mapping[str, str] | None = None, timeout: float = 120
+               ) -> subprocess.CompletedProcess[str]:
     """pytest on ``directory`` with ``plugin`` (a module of tests/support) and ``more``."""
     return subprocess.run([sys.executable, "-m", "pytest", "-p", f"tests.support.{plugin}",
                            "-p", "no:cacheprovider", *more, "--rootdir", str(directory),
                            "-c", os.devnull, str(directory)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT),
                                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(env or {})})
