@@ -81,17 +81,6 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1log.Log:
     return Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
 
 
-# verb -> (its module in initd.commands, its function). Each verb imports its own module
-# alone: an exec probe (`initd ready`) once imported all ten verbs and 18 event modules,
-# 66 ms a probe, three probes every 10 s in every pod.
-VERB_FUNCTIONS = {"hooks": ("hooks", "main"), "precommit": ("precommit", "main"),
-                  "service": ("service", "main"), "status": ("status", "status"),
-                  "health": ("health", "health"), "ready": ("health", "ready"),
-                  "turn": ("turn", "turn"), "emit": ("emit", "emit"),
-                  "sessions": ("sessions", "sessions"), "config": ("config", "config"),
-                  "shim": ("shim", "shim")}
-
-
 def _verb(argv: list[str]) -> int:
     if argv[0] in ("ready", "health") and len(argv) <= 5:  # an exec probe's plain form
         from initd.commands import probe
@@ -99,7 +88,7 @@ def _verb(argv: list[str]) -> int:
         code = probe.run(argv[0], argv[1:])
         if code is not None:
             return code
-    module, function = VERB_FUNCTIONS[argv[0]]
+    module, function = VERBS[argv[0]]
     __import__(f"initd.commands.{module}")  # (importlib itself imports warnings)
     verb: Callable[[list[str]], int] = getattr(sys.modules[f"initd.commands.{module}"],
                                                function)
