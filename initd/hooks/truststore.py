@@ -19,16 +19,14 @@ an entry without a valid digest is dropped, and said (it must be approved again)
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import os
 import re
 import stat
-import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from initd.state import statefile
 from initd.state.agentfs import Dir, Place, Unsafe
 
 VERSION = 2
@@ -164,13 +162,5 @@ def _parse(raw: bytes, path: str) -> Recorded:
 
 
 def _lock(fd: int, path: str) -> None:
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise Unsafe(errno.EAGAIN, f"{path}: another `initd hooks trust` has held "
-                             f"its lock for over {LOCK_WAIT:g}s: nothing approved") from None
-            time.sleep(0.02)
+    statefile.lock(fd, LOCK_WAIT, lambda why: f"{path}: another `initd hooks trust` holds "
+                   f"its lock ({why}): nothing approved")

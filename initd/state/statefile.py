@@ -91,30 +91,13 @@ class StateFile:
                 os.close(fd)  # closing drops the lock
 
     def _lock(self, fd: int) -> None:
-        """The exclusive lock, waited for at most LOCK_WAIT: the lock file may be the
-        agent's, and a process of the agent's holding it for good must not wedge root's
-        writer (a background hook, a devcontainer stage) or its shutdown (invariant 8).
-        A writer that gives up writes nothing and says why; the next one tries again."""
-        deadline = time.monotonic() + LOCK_WAIT
-        stopping = False
-        pause = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                now = time.monotonic()
-                if STOPPING.is_set() and not stopping:
-                    stopping, deadline = True, min(deadline, now + STOPPING_WAIT)
-                if now >= deadline:
-                    why = "initd is stopping" if stopping else f"for over {LOCK_WAIT:g}s"
-                    raise Unsafe(errno.EAGAIN, f"{os.path.join(self.place.path, self.lock_name)}"
-                                 f": held by another process ({why}): not written") from None
-                if stopping:
-                    time.sleep(pause)
-                else:
-                    STOPPING.wait(pause)  # (wakes at once when the stop begins)
-                pause = min(pause * 2, 0.02)
+        """The exclusive lock (``lock``): the lock file may be the agent's, and a process
+        of the agent's holding it for good must not wedge root's writer (a background
+        hook, a devcontainer stage) or its shutdown (invariant 8). A writer that gives up
+        writes nothing and says why; the next one tries again."""
+        where = os.path.join(self.place.path, self.lock_name)
+        lock(fd, LOCK_WAIT, lambda why: f"{where}: held by another process ({why}): not "
+                                        "written")
 
     def write(self, data: Data) -> None:
         """Replace the file (call under the lock, or for a file only one process writes)."""
@@ -147,3 +130,28 @@ class StateFile:
         # Compact, one write: json.dump with indent runs the pure-Python encoder,
         # several milliseconds per update once a file holds a few dozen entries.
         directory.write(self.name, (json.dumps(data) + "\n").encode())
+
+
+def lock(fd: int, wait: float, say: Callable[[str], str]) -> None:
+    """An exclusive ``flock`` of ``fd``, waited for at most ``wait`` seconds, and for at most
+    STOPPING_WAIT more once initd is stopping (a holder never delays the stop); then
+    Unsafe(EAGAIN) with ``say(why)``: "for over 10s", or "initd is stopping"."""
+    deadline = time.monotonic() + wait
+    stopping = False
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            now = time.monotonic()
+            if STOPPING.is_set() and not stopping:
+                stopping, deadline = True, min(deadline, now + STOPPING_WAIT)
+            if now >= deadline:
+                why = "initd is stopping" if stopping else f"for over {wait:g}s"
+                raise Unsafe(errno.EAGAIN, say(why)) from None
+            if stopping:
+                time.sleep(pause)
+            else:
+                STOPPING.wait(pause)  # (wakes at once when the stop begins)
+            pause = min(pause * 2, 0.02)
