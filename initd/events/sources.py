@@ -2,10 +2,10 @@
 ``files`` come from, and what the guard snapshot takes before the agent's first
 instruction (guardset.py, ARCHITECTURE.md invariant 15).
 
-The standard library only (``os``, and ``json`` and ``re`` for VS Code's settings, which a
-boot with a workspace has loaded already): root's supervisor reads this table at every
-boot with a workspace, to know whether there is anything to take, and the snapshot's
-reader (a process of its own, as the agent) imports nothing heavier.
+The standard library only (``os``; for VS Code's settings ``json`` and config/jsonc.py,
+which needs no more): root's supervisor reads this table at every boot with a workspace,
+to know whether there is anything to take, and the snapshot's reader (a process of its
+own, as the agent) imports nothing heavier.
 
 A source is (base, path): ``workspace`` and ``home`` (the agent user's) are the trees the
 agent can write; ``image`` is a path of the image's own (root's: the managed settings),
@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from typing import Any, NamedTuple
+
+from initd.config.jsonc import strip as strip_comments
 
 WORKSPACE, HOME, IMAGE = "workspace", "home", "image"
 CONFIG_LIMIT = 2**20  # a hook config is a few KiB; a bigger file is not read
@@ -107,9 +108,6 @@ def any_present(workspace: str, home: str) -> bool:
 
 VSCODE = "vscode"
 SETTING = "chat.hookFilesLocations"  # (VS Code's, adding or dropping its hook files)
-_STRING = r'"(?:[^"\\\n]|\\.)*"'
-_COMMENTS = re.compile(_STRING + r"|//[^\n]*|/\*.*?\*/", re.S)
-_COMMAS = re.compile(_STRING + r"|,(\s*[}\]])")
 
 
 class Location(NamedTuple):
@@ -119,10 +117,9 @@ class Location(NamedTuple):
 
 
 def jsonc(text: str) -> Any:
-    """VS Code's settings files are JSON with comments and trailing commas."""
-    bare = _COMMENTS.sub(lambda m: m.group(0) if m.group(0).startswith('"') else " ", text)
-    bare = _COMMAS.sub(lambda m: m.group(0) if m.group(1) is None else m.group(1), bare)
-    return json.loads(bare)
+    """VS Code's settings files are JSON with comments and trailing commas (config/jsonc.py,
+    devcontainer.json's reader; a JSONCError is a ValueError)."""
+    return json.loads(strip_comments(text))
 
 
 def vscode_file(name: str) -> bool:
