@@ -31,7 +31,14 @@ from typing import Any
 
 from initd.events import answers
 from initd.events.actions import ActionResult, Status
-from initd.events.cursor.names import ASKS, FOLLOW_UPS, GUARDS, PERMISSION, own_event
+from initd.events.cursor.names import (
+    ASKS,
+    FOLLOW_UPS,
+    GATHERED,
+    GUARDS,
+    PERMISSION,
+    own_event,
+)
 from initd.events.model import EventHook
 from initd.events.variables import exportable
 from initd.events.verdict import Decision, Verdict
@@ -91,6 +98,11 @@ def _structured(data: dict[str, Any], hook: EventHook, own: str | None, event: E
         "system_message": _text(data.get("user_message")) if own == "preCompact" else None}
     if own == "postToolUse" and data.get("updated_mcp_tool_output") is not None:
         common["updated_output"] = data["updated_mcp_tool_output"]
+    if own in GATHERED:  # (sessionStart's env, workspaceOpen's pluginPaths: for the wire)
+        given = data.get(GATHERED[own])
+        given = session_env(given) if own == "sessionStart" else given if isinstance(
+            given, list) else None
+        common["specific"] = {GATHERED[own]: given} if given else None
     if own == "beforeSubmitPrompt" and (data.get("continue") is False
                                         or data.get("decision") == "block"):
         why = _text(data.get("user_message")) or _text(data.get("reason")) or \

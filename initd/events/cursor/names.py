@@ -46,6 +46,8 @@ PERMISSION = ("preToolUse", "subagentStart", "beforeShellExecution", "beforeMCPE
 GUARDS = (*PERMISSION, "beforeSubmitPrompt")
 ASKS = ("preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile")
 FOLLOW_UPS = ("stop", "subagentStop")  # followup_message, capped by loop_limit
+# answers gathered from every Cursor hook of the event and given back to Cursor whole
+GATHERED = {"sessionStart": "env", "workspaceOpen": "pluginPaths"}
 # a matcher's value where it is a fixed word ("Matched against the value `Stop`")
 FIXED = {"beforeSubmitPrompt": "UserPromptSubmit", "stop": "Stop",
          "afterAgentResponse": "AgentResponse", "afterAgentThought": "AgentThought"}

@@ -210,20 +210,10 @@ class Cursor:
 
     def verdict(self, result: ActionResult, hook: EventHook, event: Event) -> Verdict:
         said = answers.answer(result, hook, event)
-        if own_event(hook.key) == "sessionStart" and hook.matcher is not None:
-            self._remember(result, hook.matcher.root)
+        if own_event(hook.key) == "sessionStart" and hook.matcher is not None and said.specific:
+            # its env (answers.session_env), for the hooks after it
+            self.env.setdefault(hook.matcher.root, {}).update(said.specific["env"])
         return said
-
-    def _remember(self, result: ActionResult, workspace: str) -> None:
-        """sessionStart's ``env``, for the hooks after it (answers.session_env)."""
-        from initd.events import answers as json_answers
-
-        try:
-            data = json_answers.read(result) if result.exit_code == 0 else None
-        except json_answers.Unreadable:
-            return
-        if data is not None:
-            self.env.setdefault(workspace, {}).update(answers.session_env(data.get("env")))
 
 
 DIALECT = Cursor()

@@ -28,13 +28,20 @@ from typing import Any
 
 from initd.events import wire
 from initd.events.cursor.inward import inward
-from initd.events.cursor.names import ASKS, EVENTS, FOLLOW_UPS, GUARDS, PERMISSION, WRITE
+from initd.events.cursor.names import (
+    ASKS,
+    EVENTS,
+    FOLLOW_UPS,
+    GATHERED,
+    GUARDS,
+    PERMISSION,
+    WRITE,
+)
 from initd.events.wire import Inbound, Reply, Shim
 
 AGENT = "cursor"
 FIELD = "hook_event_name"
 # what the answers of these events gather from their Cursor hooks' own JSON
-GATHERED = {"sessionStart": "env", "workspaceOpen": "pluginPaths"}
 
 
 class CursorWire:
@@ -100,21 +107,13 @@ def _permission(name: str, inbound: Inbound, outcome: Mapping[str, Any], stop: b
 
 
 def _gathered(field: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
-    """``field`` of the JSON answers of the event's Cursor hooks: an object's keys merged,
-    a list's items joined (none: nothing)."""
+    """``field`` of the JSON answers of the event's Cursor hooks (cursor/answers.py puts
+    each in the outcome's ``hookSpecific``; an ``env`` already without what would change
+    what a later hook's process loads or runs): an object's keys merged, a list's items
+    joined (none: nothing)."""
     found: dict[str, Any] | list[Any] | None = None
-    for result in outcome.get("results") or []:
-        if not isinstance(result, Mapping) or result.get("dialect") != AGENT:
-            continue
-        try:
-            data = json.loads(str(result.get("stdout") or ""))
-        except ValueError:
-            continue
-        value = data.get(field) if isinstance(data, dict) else None
-        if field == "env":  # (what Cursor passes to every later hook: the shim line too)
-            from initd.events.cursor.answers import session_env  # (sessionStart's alone)
-
-            value = session_env(value)
+    for said in (outcome.get("hookSpecific") or {}).get(AGENT) or []:
+        value = said.get(field) if isinstance(said, Mapping) else None
         if isinstance(value, dict):
             found = {**(found if isinstance(found, dict) else {}), **value}
         elif isinstance(value, list):
