@@ -1,15 +1,15 @@
 """A client for the control API on its Unix socket (the CLI verbs use it).
 
 Every exec probe (``initd ready``, every few seconds in every pod) runs this, so it
-imports the standard library's smallest pieces: ``_socket`` (``socket`` imports enum and
-selectors), json only to encode or decode a body, no typing at run time. An exec probe
+imports what it needs: ``socket``, json only to encode or decode a body, no typing at run
+time. An exec probe
 that imports only what it needs costs a pod a fraction of the core it once did.
 """
 
 from __future__ import annotations
 
-import _socket
 import os
+import socket
 import time
 
 from initd.config.paths import DEFAULT_SOCKET, default_socket
@@ -27,13 +27,13 @@ class Incomplete(Exception):
     """The answer stopped before its end (the service died while answering)."""
 
 
-def _connect(path: str, timeout: float | None) -> _socket.socket:
+def _connect(path: str, timeout: float | None) -> socket.socket:
     """Connected; a full backlog (EAGAIN: many clients at once, or a service that
     restarts) is waited out within the timeout, as a TCP client's SYN would be."""
     deadline = time.monotonic() + (timeout if timeout is not None else 60)
     pause = 0.01
     while True:
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(timeout)
         try:
             sock.connect(path)
@@ -49,7 +49,7 @@ def _connect(path: str, timeout: float | None) -> _socket.socket:
             raise
 
 
-def _exchange(sock: _socket.socket, request: bytes,
+def _exchange(sock: socket.socket, request: bytes,
               deadline: float | None = None) -> tuple[int, bytes]:
     """HTTP/1.0 as initd's server speaks it: one request, an answer with its length,
     then the end of the connection, all of it by ``deadline`` (a socket's timeout is per

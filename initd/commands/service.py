@@ -14,6 +14,7 @@ import signal
 import socket
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from initd.commands.options import Parser, socket_option, workspace_option
 from initd.config import log, settings, values
@@ -22,7 +23,6 @@ from initd.process import users
 from initd.service.app import EVENT_BODY, make_app
 from initd.service.core import HookService
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from initd.state.snapshot import Snapshot
 

@@ -10,6 +10,7 @@ expected.
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 
 from initd.config.paths import (
     DEFAULT_CONFIG,
@@ -37,7 +38,6 @@ from initd.config.values import (
     url,
 )
 from initd.errors import InitdError, shown
-from initd.pid1.lean import NamedTuple
 from initd.process.limits import NONE as NO_LIMITS
 from initd.process.limits import Limits
 
@@ -52,8 +52,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Option(NamedTuple):
+class Option(namedtuple("Option", "name parse default env")):
     """One setting: where it can come from and how its text becomes a value."""
+
+    __slots__ = ()
 
     name: str  # the argparse dest and the config-file key
     parse: Callable[[Any], Any]
@@ -91,9 +93,19 @@ OPTIONS = (
 )
 
 
-class Settings(NamedTuple):
-    """Frozen: a NamedTuple, as pre-commit does; dataclasses (and its import of inspect)
-    would add ~10 ms to every boot."""
+class Settings(namedtuple(
+        "Settings",
+        "command workspace workspace_given user grace stop_signal "
+        "remap_exit restart max_restarts restart_window env_file "
+        "verbose log_format session_id hooks_dir secret precommit "
+        "devcontainer state_dir socket service ready_port health_port "
+        "ready_url max_reprompts trust trust_file hook_limits config "
+        "warnings",
+        defaults=((),))):
+    """Every option's value, frozen: a namedtuple, as pre-commit's are (a record a plain
+    start builds: ARCHITECTURE.md, "Decisions")."""
+
+    __slots__ = ()
 
     command: tuple[str, ...]
     workspace: str
@@ -124,7 +136,7 @@ class Settings(NamedTuple):
     trust_file: str  # where approvals are kept
     hook_limits: Limits  # every hook's, unless its own front matter says otherwise
     config: str | None
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[str, ...]
 
     def remapped(self, code: int) -> int:
         return dict(self.remap_exit).get(code, code)

@@ -5,9 +5,9 @@ value came from."""
 from __future__ import annotations
 
 import os
-from _collections_abc import Mapping  # (collections.abc is ~1 ms more: pid1/lean.py)
+from collections.abc import Mapping
+from enum import StrEnum
 
-from initd.pid1.lean import StrEnum
 from initd.process.limits import Limits
 
 TYPE_CHECKING = False

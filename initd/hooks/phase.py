@@ -16,7 +16,7 @@ from initd.errors import shown
 from initd.hooks.context import HookContext
 from initd.hooks.launch import record, refuse, run_one
 from initd.hooks.model import Hook
-from initd.process import orphans, runner
+from initd.process import rootleftovers, runner
 
 GATHER = 0.05  # seconds a write of results waits for the ones that follow
 
@@ -132,13 +132,13 @@ def _blocking(hook: Hook, ctx: HookContext, cancel: threading.Event | None,
         return run_one(hook, ctx, cancel=cancel, recorder=recorder.submit)
     reaper, me = os.getppid(), os.getpid()
     try:
-        before = orphans.root_orphans(reaper, me)  # the image's hooks' daemons are spared
+        before = rootleftovers.root_leftovers(reaper, me)  # the image's hooks' daemons are spared
     except OSError as err:  # (no descriptor for LIMIT_WAIT): not run, rather than unwatched
         return refuse(hook, ctx, f"not run: what it leaves running as root cannot be "
                                  f"found ({err.strerror}), and it may leave nothing")
     result = run_one(hook, ctx, cancel=cancel, recorder=recorder.submit)
     try:
-        left = orphans.stop_root_orphans(reaper, me, before, ctx.grace)
+        left = rootleftovers.stop_root_leftovers(reaper, me, before, ctx.grace)
     except OSError as err:
         ctx.log.error("cannot look for what a workspace's root session hook left running "
                       "as root", hook=hook.id, error=str(err))

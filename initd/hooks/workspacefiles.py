@@ -36,13 +36,12 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from initd.errors import shown
 from initd.state import agentfs
 from initd.state.agentfs import LINKS, Owner, Place, Unsafe
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from initd.state.snapshot import Snapshot
 

@@ -3,17 +3,14 @@ when root may give it one, bound where no one else could have put theirs first, 
 place of a live socket or of anything but one a crash left.
 
 Who may connect is decided by the socket file's owner, group and mode, like docker.sock.
-
-Root binds it before the agent starts, so it is made with ``_socket``, the C module under
-``socket``: ``socket``'s own module (its enums, selectors) is ~2.5 ms of CPU before the
-agent's start that root never uses (it only hands the descriptor to the hook service).
-``bind`` gives a server its ``socket.socket``.
+``listen`` makes the listening socket (root, before the agent starts: it only hands the
+descriptor to the hook service); ``bind`` gives a server its own.
 """
 
 from __future__ import annotations
 
-import _socket
 import os
+import socket
 import stat
 
 from initd.errors import InitdError
@@ -22,19 +19,12 @@ from initd.state import agentfs
 BACKLOG = 64
 
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import socket
-
-
 def bind(path: str, group: int | None = None) -> socket.socket:
     """``listen``'s socket, as a server uses it."""
-    import socket
-
-    return socket.socket(fileno=listen(path, group).detach())
+    return listen(path, group)
 
 
-def listen(path: str, group: int | None = None) -> _socket.socket:
+def listen(path: str, group: int | None = None) -> socket.socket:
     """A listening socket at ``path``, born 0660 (never a moment when others may connect),
     in ``group`` when we may give it one. A socket left by a crash is replaced; one that
     someone still serves, or anything else at ``path``, is an error, never deleted."""
@@ -53,7 +43,7 @@ def listen(path: str, group: int | None = None) -> _socket.socket:
             os.unlink(path)
         except FileNotFoundError:
             pass
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o117)
         try:
             sock.bind(path)
@@ -88,7 +78,7 @@ def _check_directory(directory: str) -> None:
 
 def _answers(path: str) -> bool:
     """Does a live process listen there? (A crashed one's socket refuses connections.)"""
-    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         probe.settimeout(1.0)
         probe.connect(path)

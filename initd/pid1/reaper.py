@@ -19,13 +19,19 @@ log.py (its few lines).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
 from initd.errors import InitdError
-from initd.pid1.lean import signal, signal_name
 from initd.pid1.log import DEBUG, INFO, WARN, Log, write_line
-from initd.pid1.signals import WAITED, WAKE_INTERVAL, default_dispositions, take_signals
+from initd.pid1.signals import (
+    WAITED,
+    WAKE_INTERVAL,
+    default_dispositions,
+    signal_name,
+    take_signals,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,15 +4,14 @@ PID 1 blocks what it forwards and waits for it with ``sigtimedwait`` (``take_sig
 the supervisor it forks starts from default dispositions with only the forwarded signals
 still blocked (``default_dispositions``), so whatever initd's own parent left ignored
 never reaches the agent. Both halves live here, beside the one list of signals they
-share. PID-1 tier: ``os`` and ``signal`` (the C module under it: lean.py) only;
+share. PID-1 tier: ``os`` and ``signal`` only;
 ``ctypes`` only after the fork, and only when there is something to undo.
 """
 
 from __future__ import annotations
 
 import os
-
-from initd.pid1.lean import signal
+import signal
 
 # dumb-init's forwarding set: every catchable signal except the job-control stops (which
 # PID 1 ignores), SIGCHLD (ours), and the synchronous faults (ILL TRAP ABRT BUS FPE SEGV
@@ -42,6 +41,14 @@ WAITED = FORWARDED | {signal.SIGCHLD}
 
 # tini wakes at least once a second so a coalesced or lost SIGCHLD never hangs it.
 WAKE_INTERVAL = 1.0
+
+
+def signal_name(sig: int) -> str:
+    """``SIGTERM`` for 15; ``signal 35`` for a number with no name."""
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
 
 
 def take_signals() -> None:

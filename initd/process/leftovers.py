@@ -1,5 +1,5 @@
 """Stopping what a dead child left behind: a hook's process group, a hook service's
-session (what a root session hook left running as root: orphans.py).
+session (what a root session hook left running as root: rootleftovers.py).
 
 The child itself is gone, so there is no Child (and no pidfd from its start) to go by:
 only a group or session id, and /proc (procfs) to check each time that the processes
@@ -9,10 +9,11 @@ another user.
 
 from __future__ import annotations
 
+import functools
 import os
+import signal
 import time
 
-from initd.pid1.lean import signal
 from initd.process.procfs import proc_groups, real_uid, signal_if, start_ticks, stat_fields, uids
 
 TYPE_CHECKING = False
@@ -76,18 +77,13 @@ def stop_process_session(sid: int, uid: int | None, grace: float) -> int:
                       lambda pid: _in_session(pid, sid, uid), grace)
 
 
-def _asking(still: Callable[[int], bool], pid: int) -> Callable[[], bool]:
-    """``still`` asked of one pid (functools.partial, without functools: lean.py)."""
-    return lambda: still(pid)
-
-
 def _stop_each(members: Callable[[], list[int]], still: Callable[[int], bool],
                grace: float) -> int:
     """TERM, ``grace``, KILL to each of ``members()`` (``_signal``)."""
     signalled: set[int] = set()
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_SETTLE)):
         for pid in members():
-            if signal_if(pid, _asking(still, pid), sig):
+            if signal_if(pid, functools.partial(still, pid), sig):
                 signalled.add(pid)
         deadline = time.monotonic() + wait
         while members() and time.monotonic() < deadline:

@@ -24,11 +24,12 @@ What each limit does (``man 2 setrlimit``):
 
 from __future__ import annotations
 
+import signal
 import sys
-from _collections_abc import Mapping  # (collections.abc is ~1 ms more: pid1/lean.py)
+from collections import namedtuple
+from collections.abc import Mapping
 
 from initd.errors import InitdError
-from initd.pid1.lean import NamedTuple, signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,11 +70,14 @@ class LimitError(InitdError):
     pass
 
 
-class Limits(NamedTuple):
-    cpu: int | None = None  # seconds
-    memory: int | None = None  # bytes
-    processes: int | None = None
-    file_size: int | None = None  # bytes
+class Limits(namedtuple("Limits", "cpu memory processes file_size",
+                       defaults=(None, None, None, None))):
+    __slots__ = ()
+
+    cpu: int | None  # seconds
+    memory: int | None  # bytes
+    processes: int | None
+    file_size: int | None  # bytes
 
     def any(self) -> bool:
         return any(value is not None for value in self)
@@ -128,7 +132,7 @@ def _amount(key: str, value: object) -> int:
     if isinstance(value, int):
         amount = value
     elif isinstance(value, str):
-        import re  # only a limit written as text: a plain start never loads it (lean.py)
+        import re  # only a limit written as text: a plain start never loads it
 
         pattern = r"\s*(\d{1,30})\s*([KMGT]?)i?B?\s*" if sized else r"\s*(\d{1,30})()\s*"
         match = re.fullmatch(pattern, value, re.IGNORECASE)

@@ -1,7 +1,7 @@
 """Processes as /proc shows them: state, process group, session, start time, uids.
 
 Read-only, and one file per question, no psutil: a pid alone may have been reused, so
-the callers that act on a process (proc, leftovers, orphans) ask here who it really is
+the callers that act on a process (proc, leftovers, rootleftovers) ask here who it really is
 first; signal_if then signals it only while it still is.
 """
 
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
-
-from initd.pid1.lean import signal
+import signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -22,10 +22,10 @@ import errno
 import math
 import os
 import select
+import signal
 import time
 
 from initd.errors import InitdError, shown
-from initd.pid1.lean import signal
 from initd.pid1.log import write_line
 from initd.process import forkexec, limits
 from initd.process.execfail import ExecFailed as ExecFailed

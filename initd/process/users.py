@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections import namedtuple
 
 from initd.errors import InitdError
-from initd.pid1.lean import NamedTuple
 
 
-class Account(NamedTuple):
+class Account(namedtuple("Account", "name uid gid groups home shell")):
+    __slots__ = ()
+
     name: str
     uid: int
     gid: int

@@ -7,11 +7,7 @@ of 10 s, and at most ``max_restarts`` restarts inside ``window`` seconds (s6-per
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections import deque
-else:  # (the C type itself: collections' own module is ~1 ms of every start, pid1/lean.py)
-    from _collections import deque
+from collections import deque
 
 
 class Backoff:

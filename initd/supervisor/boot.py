@@ -8,14 +8,14 @@ its own children, through their pidfds.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
 from initd import __version__
 from initd.config import log, settings
 from initd.errors import shown
-from initd.pid1.lean import signal, signal_name
-from initd.pid1.signals import FORWARDED
+from initd.pid1.signals import FORWARDED, signal_name
 from initd.process import spawn, users
 from initd.state import agentfs
 from initd.supervisor.backoff import Backoff

@@ -13,7 +13,7 @@ from initd.process import limits, spawn, users
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import _socket
+    import socket
     from typing import Any
 
     from initd.hooks import precommit
@@ -31,7 +31,7 @@ def wants_service(config: settings.Settings) -> bool:
 
 
 def bind_socket(config: settings.Settings, account: users.Account | None,
-                logger: log.Logger) -> _socket.socket | None:
+                logger: log.Logger) -> socket.socket | None:
     """The control socket, bound and listening before the agent starts: a request the
     agent makes before the hook service serves waits in its backlog, as during a restart.
     None when it cannot be bound and the service was not asked for by name (a warning)."""
@@ -48,7 +48,7 @@ def bind_socket(config: settings.Settings, account: users.Account | None,
 
 def start_service(config: settings.Settings, account: users.Account | None,
                   ctx: HookContext, repo: precommit.Repo | None,
-                  listener: _socket.socket, guards: int, logger: log.Logger) -> ServiceChild:
+                  listener: socket.socket, guards: int, logger: log.Logger) -> ServiceChild:
     """The hook service as a supervised child, as the agent user, on the socket bound
     before the agent started. Every hook it runs runs as the agent: root runs no hook once
     the agent runs (invariant 11). It starts isolated (invariant 8):

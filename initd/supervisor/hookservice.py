@@ -27,8 +27,8 @@ records those hooks as interrupted.
 
 from __future__ import annotations
 
-import _socket
 import signal
+import socket
 import threading
 import time
 from collections import deque
@@ -51,7 +51,7 @@ REPLY_WAIT = 10.0  # seconds a worker's reply may wait for the service to read
 class ServiceChild(Supervised):
     announces_ready = True
 
-    def __init__(self, spec: spawn.Spec, *, listener: _socket.socket, guards: int | None,
+    def __init__(self, spec: spawn.Spec, *, listener: socket.socket, guards: int | None,
                  precommit: spawn.Spec | str | None, window: float, grace: float,
                  log: Logger) -> None:
         # Restarted always, with the capped backoff and no crash-loop limit: the agent
@@ -247,7 +247,7 @@ class ServiceChild(Supervised):
         close_listener(self.listener)
 
 
-def close_listener(listener: _socket.socket) -> None:
+def close_listener(listener: socket.socket) -> None:
     """The control socket closed and its file gone: at the service's end, or when boot
     stopped before the service it was bound for started."""
     import os

@@ -6,17 +6,14 @@ Kubernetes probe, an HTTP answer from 200 to 399 means ready.
 
 A probe starts right after the agent, when its CPU counts most (on a busy node, every
 millisecond the supervisor spends is one the agent's start waits for): a port is tried
-with ``_socket`` and the thread is ``_thread``'s (``socket``, ``urllib.parse`` and
-``threading`` are ~10 ms of imports); a URL pays for what it needs.
+with ``socket`` alone; a URL pays for what it needs (``urllib``).
 """
 
 from __future__ import annotations
 
-import _socket
-import _thread
 import os
-
-from initd.pid1.lean import Flag
+import socket
+import threading
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,9 +29,9 @@ def port_check(port: int) -> Check:
     """A TCP connection to the port on loopback (IPv4, then IPv6: Node's "localhost" may
     be ::1 only) is accepted."""
     def check() -> bool:
-        for family, host in ((_socket.AF_INET, "127.0.0.1"), (_socket.AF_INET6, "::1")):
+        for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
             try:
-                probe = _socket.socket(family, _socket.SOCK_STREAM)
+                probe = socket.socket(family, socket.SOCK_STREAM)
             except OSError:  # (no IPv6 in this network namespace)
                 continue
             try:
@@ -74,13 +71,12 @@ class Probe:
     """Runs ``check`` until it passes or the probe is cancelled."""
 
     def __init__(self, check: Check) -> None:
-        self.passed = Flag()
-        self._cancelled = Flag()
-        self._wake = _thread.allocate_lock()  # held until cancel: the pause between tries
-        self._wake.acquire()
+        self.passed = threading.Event()
+        self._cancelled = threading.Event()
         self._read_fd, self._write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         try:  # (a daemon: it never holds the supervisor's exit)
-            _thread.start_new_thread(self._run, (check,))
+            threading.Thread(target=self._run, args=(check,), daemon=True,
+                             name="readiness").start()
         except RuntimeError:  # no thread (a pids limit): the caller decides, said once
             os.close(self._read_fd)
             os.close(self._write_fd)
@@ -101,7 +97,7 @@ class Probe:
                     except OSError:
                         pass  # cancelled meanwhile: nobody reads any more
                     return
-                if self._wake.acquire(timeout=interval):  # (released: cancelled)
+                if self._cancelled.wait(interval):
                     return
                 interval = min(interval * 2, MAX_INTERVAL)
         finally:
@@ -111,9 +107,7 @@ class Probe:
 
     def cancel(self) -> None:
         """Stop probing (the thread may still finish the attempt under way)."""
-        if not self._cancelled.is_set():
-            self._cancelled.set()
-            self._wake.release()
+        self._cancelled.set()
         if self._read_fd >= 0:
             os.close(self._read_fd)
             self._read_fd = -1

@@ -17,10 +17,9 @@ When the agent ends by itself, everything else is stopped at once the same way.
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
-
-from initd.pid1.lean import signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ supervisor was importing is lost or fatal.
 from __future__ import annotations
 
 import os
-
-from initd.pid1.lean import Flag, signal
+import signal
+import threading
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ class SignalChannel:
         self.stop_signals = frozenset(stop_signals)
         # Set as soon as a stop signal arrives, for work that cannot poll the pipe
         # (boot's git calls and session hooks poll it); the pipe still gets the signal.
-        self.stop = Flag()
+        self.stop = threading.Event()
         self.stop_signal = 0
         for sig in self.signals:
             signal.signal(sig, self._record)

@@ -3,7 +3,7 @@
     STOPPED  --start--> STARTING           spawned (exec failures go straight to an exit)
     STARTING --ready--> RUNNING            its readiness check passed (none: at once)
     STARTING/RUNNING --exit--> STOPPING    when the leader left some of its group: that is
-                                           stopped off the loop (remains.py); then (or at
+                                           stopped off the loop (leftovers.py); then (or at
                                            once, with nothing left):
     STOPPING --done--> BACKOFF             the restart policy wants it back; a delay runs
     STOPPING --done--> EXITED              the policy does not restart it (or exit 0)
@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from initd.pid1.lean import Enum
+from enum import Enum
 
 
 class State(Enum):

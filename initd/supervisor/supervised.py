@@ -1,24 +1,24 @@
 """One supervised child: spawn it, see it ready, notice its exit, restart it by policy, stop it.
 
 The supervisor's loop never waits on a child: when a leader exits, what it left in its
-group is stopped (TERM, grace, KILL) in a worker (remains.py) while the loop goes on
+group is stopped (TERM, grace, KILL) in a worker (leftovers.py) while the loop goes on
 passing signals (invariant 9); the child is restarted only once that is done, so two
 generations never overlap.
 """
 
 from __future__ import annotations
 
+import signal
 import time
 
 from initd.config.log import Logger
 from initd.config.values import Restart
 from initd.errors import InitdError
-from initd.pid1.lean import signal
 from initd.pid1.log import write_line
 from initd.process import spawn
 from initd.state import clock
 from initd.supervisor.backoff import Backoff
-from initd.supervisor.remains import POLL, Remains
+from initd.supervisor.leftovers import POLL, Leftovers
 from initd.supervisor.states import State
 
 TYPE_CHECKING = False
@@ -45,7 +45,7 @@ class Supervised:
         self.ready_by = ready_by  # how readiness is judged, for people: "port 8080"
         self.state = State.STOPPED
         self.child: spawn.Child | None = None
-        self.remains: Remains | None = None  # what the last leader left, being stopped
+        self.leftovers: Leftovers | None = None  # what the last leader left, being stopped
         self.probe: readiness.Probe | None = None
         self.last_code: int | None = None
         self.restart_at = 0.0
@@ -119,13 +119,13 @@ class Supervised:
     def waitables(self) -> list[Any]:
         """What the loop's ``poll`` watches for this child: its pidfd, its readiness probe,
         the end of the stop of what its last leader left."""
-        remains = self.remains.waitables() if self.remains is not None else []
-        return [*(w for w in (self.child, self.probe) if w is not None), *remains]
+        leftovers = self.leftovers.waitables() if self.leftovers is not None else []
+        return [*(w for w in (self.child, self.probe) if w is not None), *leftovers]
 
     def timeout(self) -> float | None:
         """How long the caller may sleep before ``tick`` has something to do."""
-        if self.remains is not None:
-            return self.remains.timeout()
+        if self.leftovers is not None:
+            return self.leftovers.timeout()
         if self.state is State.BACKOFF:
             return max(0.0, self.restart_at - time.monotonic())
         return None
@@ -143,21 +143,21 @@ class Supervised:
             child, self.child = self.child, None
             self._drop_probe()
             self.state = State.STOPPING
-            self.remains = Remains(child, returncode, self.grace, self.log)
+            self.leftovers = Leftovers(child, returncode, self.grace, self.log)
             self.ended(child, time.monotonic() + self.grace)
-        if self.remains is not None and self.remains.done.is_set():
-            remains, self.remains = self.remains, None  # STOPPING -> BACKOFF/EXITED/FATAL
-            remains.close()
-            self._said_denied(remains.child)
-            self._exited(remains.code, ran_for=remains.ran_for)
+        if self.leftovers is not None and self.leftovers.done.is_set():
+            leftovers, self.leftovers = self.leftovers, None  # STOPPING -> BACKOFF/EXITED/FATAL
+            leftovers.close()
+            self._said_denied(leftovers.child)
+            self._exited(leftovers.code, ran_for=leftovers.ran_for)
         if self.state is State.BACKOFF and time.monotonic() >= self.restart_at:
             self.start()
 
     def forward(self, sig: int) -> None:
         if self.child is not None:
             self.child.signal_group(sig)
-        elif self.remains is not None:  # its group, still being stopped: passed on too
-            self.remains.child.signal_group(sig)
+        elif self.leftovers is not None:  # its group, still being stopped: passed on too
+            self.leftovers.child.signal_group(sig)
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
              grace: float | None = None) -> int:
@@ -178,9 +178,9 @@ class Supervised:
             self.last_code = spawn.exit_status(spawn.stop(child, sig, self.grace, meanwhile))
             self._said_denied(child)
             self.child = None
-        elif self.remains is not None:
+        elif self.leftovers is not None:
             self.state = State.STOPPING
-            self._stop_remains(sig, deadline, signals)
+            self._stop_leftovers(sig, deadline, signals)
         self.state = State.EXITED
         return self.last_code if self.last_code is not None else 128 + sig
 
@@ -192,27 +192,27 @@ class Supervised:
                 "startedAt": _iso(self.started_at), "readyAt": _iso(self.ready_at),
                 "readyBy": self.ready_by or None}
 
-    def _stop_remains(self, sig: int, deadline: float, signals: SignalChannel | None) -> None:
+    def _stop_leftovers(self, sig: int, deadline: float, signals: SignalChannel | None) -> None:
         """The stop came while what the last leader left was being stopped: ``sig`` is
         passed on to it too, and it is waited for within this stop's budget (KILL at its
         end, whatever the worker's own), every signal passed on meanwhile."""
-        remains, self.remains = self.remains, None
-        assert remains is not None
-        group = remains.child.signal_group
+        leftovers, self.leftovers = self.leftovers, None
+        assert leftovers is not None
+        group = leftovers.child.signal_group
         group(sig)
         for until in (deadline, deadline + spawn.KILL_SETTLE):
-            while not remains.done.is_set() and (left := until - time.monotonic()) > 0:
-                fds = remains.waitables()
+            while not leftovers.done.is_set() and (left := until - time.monotonic()) > 0:
+                fds = leftovers.waitables()
                 spawn.wait_fds([*fds, *([signals] if signals is not None else [])],
                               left if fds else min(left, POLL))
                 if signals is not None:
                     signals.forward_to(group)
-            if remains.done.is_set():
+            if leftovers.done.is_set():
                 break
             group(signal.SIGKILL)
-        remains.close()
-        self._said_denied(remains.child)
-        self.last_code = remains.code
+        leftovers.close()
+        self._said_denied(leftovers.child)
+        self.last_code = leftovers.code
 
     def _said_denied(self, child: spawn.Child) -> None:
         if child.denied:

@@ -1,6 +1,6 @@
 """``initd ready``/``health`` as an exec probe runs them (commands/probe.py): against a
 real Unix-socket server in a thread, in a real child process. The plain form imports
-none of argparse, json, typing or socket; everything else reaches the full parser."""
+none of argparse, json, typing or signal; everything else reaches the full parser."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 # What the probe must not import: each costs a probe more than its whole exchange.
-HEAVY = ("argparse", "json", "typing", "socket", "signal", "enum", "initd.commands.options",
+HEAVY = ("argparse", "json", "typing", "signal", "initd.commands.options",
          "initd.commands.health", "initd.pid1.reaper")
 PROBE = ("import sys\nfrom initd import cli\ntry:\n    code = cli.main(sys.argv[1:])\n"
          "finally:\n    sys.stdout.flush()\n"

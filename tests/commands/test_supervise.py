@@ -39,14 +39,15 @@ def test_it_knows_every_option_the_parser_has() -> None:
     assert set(vars(options.parse(["--", "true"]))) == {*supervise.OPTIONS, "command"}
 
 
-# What a plain start does without (initd/pid1/lean.py, initd/process/forkexec.py): each is
-# a millisecond or more of CPU of every container's start (bench/cpu.py, row 31)
-NOT_ON_A_PLAIN_START = {"argparse", "initd.commands.options", "typing", "subprocess", "enum",
-                        "signal", "re", "threading", "collections", "functools",
-                        "contextlib", "selectors", "locale"}
+# What a plain start does without: each is a millisecond or more of CPU of every
+# container's start (bench/cpu.py, row 31). (signal, which PID 1 needs, brings enum,
+# functools and collections: those are there.) typing: a record a plain start builds is
+# spelled with collections.namedtuple (ARCHITECTURE.md, "Decisions": records).
+NOT_ON_A_PLAIN_START = {"argparse", "initd.commands.options", "typing", "subprocess", "re",
+                        "contextlib", "selectors", "locale", "socket", "json"}
 
 
-def test_a_plain_boot_imports_neither_argparse_nor_what_lean_replaces(tmp_path: Path) -> None:
+def test_a_plain_boot_imports_neither_argparse_nor_typing(tmp_path: Path) -> None:
     imported = imports.imported("--", "true", cwd=tmp_path)
     assert "initd.supervisor.boot" in imported
     assert imported & NOT_ON_A_PLAIN_START == set()

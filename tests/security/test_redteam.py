@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
 # Once worked (the [c] case, about 5 runs in 6): the sweep listed /proc, then read each
 # pid; a hopper forked and exited in between, a scan came up empty, and the sweep ended
 # saying "stopped" while the hopper lived on. Now a hopper no freeze catches is caught
-# by stopping the whole PID namespace at once (initd/process/orphans.py).
+# by stopping the whole PID namespace at once (initd/process/rootleftovers.py).
 @pytest.mark.slow
 @pytest.mark.parametrize("language", ["python", "c"])
 def test_a_fork_hopping_root_daemon_outlives_the_leftover_sweep(

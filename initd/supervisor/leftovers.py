@@ -10,16 +10,17 @@ wakes the loop's poll when it is done.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 
 from initd.config.log import Logger
-from initd.pid1.lean import Flag, signal
 from initd.process import spawn
 
-POLL = 0.05  # seconds between looks at Remains that has no pipe to wake the loop (EMFILE)
+POLL = 0.05  # seconds between looks at Leftovers that have no pipe to wake the loop (EMFILE)
 
 
-class Remains:
+class Leftovers:
     """What an exited leader left in its group, being stopped by a worker (spawn.stop:
     TERM, ``grace``, KILL); ``done`` once it is. ``waitables`` turn readable then, to
     wake the loop's poll (none at the descriptor limit: ``timeout`` says to look again
@@ -29,7 +30,7 @@ class Remains:
         self.child = child
         self.code = spawn.exit_status(returncode)
         self.ran_for = time.monotonic() - child.started
-        self.done = Flag()  # (set by the worker, polled by the loop)
+        self.done = threading.Event()  # (set by the worker, polled by the loop)
         self._read = self._write = -1
         if not child.group_alive():  # (most exits: nothing left, no worker)
             self.done.set()
@@ -38,10 +39,9 @@ class Remains:
             self._read, self._write = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         except OSError:  # no descriptor (EMFILE): the loop looks every POLL s instead
             self._read = self._write = -1
-        import threading  # (only a group with someone left in it needs a worker)
 
         worker = threading.Thread(target=self._stop, args=(grace,), daemon=True,
-                                  name=f"remains-{child.pid}")
+                                  name=f"leftovers-{child.pid}")
         try:
             worker.start()
         except RuntimeError as err:  # no thread (a pids limit): here, bounded by the grace
@@ -62,7 +62,7 @@ class Remains:
                 os.close(self._write)
                 self._write = -1
 
-    def waitables(self) -> list[Remains]:
+    def waitables(self) -> list[Leftovers]:
         return [self] if self._read >= 0 else []
 
     def fileno(self) -> int:

@@ -17,7 +17,7 @@ One that hops to a new pid faster than a scan (fork, and the parent exits, thous
 times a second) is never caught that way: when the freeze does not settle within
 FREEZE_LIMIT and initd is PID 1 of its own PID namespace, the whole namespace is stopped
 at once (kill(-1, SIGSTOP): every process but PID 1 and the supervisor, atomically),
-the root orphans are killed, and everything else is continued. (As a subreaper on a
+the root leftovers are killed, and everything else is continued. (As a subreaper on a
 host, that would stop the host: the sweep then says what it could not stop.) At the
 descriptor limit a scan waits for a descriptor (LIMIT_WAIT), then raises: "cannot look"
 is never "nothing left".
@@ -49,7 +49,7 @@ KILL_WAIT = 1.0  # seconds for the killed to be gone, rescanning
 Found = dict[int, int]  # pid: start ticks (a pid alone may be reused)
 
 
-def root_orphans(reaper: int, me: int) -> Found:
+def root_leftovers(reaper: int, me: int) -> Found:
     """What descends from ``reaper`` but not from ``me``, with root's powers (above)."""
     return _scan(reaper, me)[0]
 
@@ -83,9 +83,9 @@ def _kids() -> Callable[[int], list[int]]:
     return lambda pid: table.get(pid, [])
 
 
-def stop_root_orphans(reaper: int, me: int, spared: Found,
+def stop_root_leftovers(reaper: int, me: int, spared: Found,
                       grace: float) -> dict[int, str]:
-    """Stop every root orphan not in ``spared``: TERM and ``grace`` (what appears
+    """Stop every root leftover not in ``spared``: TERM and ``grace`` (what appears
     meanwhile gets TERM too), then freeze and KILL. Returns each one seen, with its
     command line as it was when first seen."""
     seen: dict[int, str] = {}
@@ -124,7 +124,7 @@ def stop_root_orphans(reaper: int, me: int, spared: Found,
 def _stop_the_world(members: Callable[[], tuple[Found, bool]]) -> tuple[Found, bool]:
     """Every process of this PID namespace but PID 1 and us, stopped in one call (the
     kernel walks its process list under a lock fork takes too: nothing escapes); the
-    root orphans then killed while nothing can fork; the rest continued."""
+    root leftovers then killed while nothing can fork; the rest continued."""
     stopped = {pid for pid, (_, state) in parents().items() if state in "tT"}
     os.kill(-1, signal.SIGSTOP)
     try:
