@@ -1,14 +1,23 @@
 """The floor of a forked Python supervisor that imports nothing for its common case: fork,
 the command line read by hand (``[--] CMD ...``), CMD started with os.fork and os.execvp in
-a process group of its own with every signal at its default, exit with CMD's code. The
-alternative to argparse and subprocess that bench/cpu.py sets beside initd and floor.py."""
+a process group of its own with every signal at its default, exit with CMD's code (with
+``os._exit``, as initd's PID 1 exits). The alternative to argparse and subprocess that
+bench/cpu.py sets beside initd and floor.py.
+
+``--signal`` first: the same, with the ``signal`` module imported before the fork, as any
+PID 1 must to take the signals it passes on (its enum is most of what ``signal`` costs):
+the floor of a Python init that uses no private module of CPython's."""
 
 import os
 import sys
 
+argv = sys.argv[1:]
+if argv[:1] == ["--signal"]:
+    import signal  # noqa: F401 (what it costs is the point)
+
+    argv = argv[1:]
 pid = os.fork()
 if pid == 0:
-    argv = sys.argv[1:]
     command = argv[1:] if argv[:1] == ["--"] else argv
     child = os.fork()
     if child == 0:
@@ -18,4 +27,4 @@ if pid == 0:
         finally:
             os._exit(127)
     os._exit(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))
-sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+os._exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))

@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InitdError as err:
         return fail(err)
     # Everything is reaped and said: exit now, as tini does. The interpreter's own
-    # shutdown (module teardown, a final GC) is ~4 ms of every container's stop that
+    # shutdown (module teardown, a final GC) is work of every container's stop that
     # nothing needs: PID 1 registers no atexit handler and holds nothing to flush but
     # stderr.
     for stream in (sys.stdout, sys.stderr):

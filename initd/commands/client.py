@@ -54,7 +54,7 @@ def _exchange(sock: socket.socket, request: bytes,
     """HTTP/1.0 as initd's server speaks it: one request, an answer with its length,
     then the end of the connection, all of it by ``deadline`` (a socket's timeout is per
     call: a service dribbling a byte a second would hold a probe for good). http.client
-    would cost every probe ~13 ms of imports (email parsing) for this."""
+    would cost every probe its imports (email parsing) for this."""
     sock.sendall(request)
     chunks, size = [], 0
     while True:

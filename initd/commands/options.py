@@ -39,7 +39,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _formatter(prog: str) -> argparse.HelpFormatter:
-    """argparse asks shutil for the width (shutil drags in bz2 and lzma: ~4 ms), and
+    """argparse asks shutil for the width (shutil drags in bz2 and lzma), and
     add_argument builds a formatter for every option, on every boot. Ask os instead."""
     try:
         width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns

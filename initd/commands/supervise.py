@@ -2,8 +2,9 @@
 parse the command line, then boot (initd/supervisor/boot.py).
 
 The common command lines, ``initd [--user NAME] [--] CMD [ARGS...]`` (tini's, and the
-README's ENTRYPOINT), are read by hand: argparse and the options' module are ~6 ms of CPU
-of every such boot (bench/cpu.py), and such a line leaves every other option unset.
+README's ENTRYPOINT), are read by hand: argparse and the options' module are a large part
+of such a boot's CPU (bench/README.md, row 31), and such a line leaves every other option
+unset.
 ``tests/commands/test_supervise.py`` holds it to what the parser makes of the same line.
 """
 

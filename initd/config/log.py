@@ -1,7 +1,8 @@
 """initd's own log: structlog, configured once, JSON lines for machines, console for people.
 
-structlog costs ~50 ms to import, more than the rest of start-up together, so it is
-imported on the first event that is actually emitted. With the default level (warning,
+structlog's import (asyncio, logging, inspect…) costs more than the rest of a start
+together (bench/README.md, row 31), so it is imported on the first event that is
+actually emitted. With the default level (warning,
 quiet like tini) ``initd -- true`` never imports it.
 """
 
@@ -53,8 +54,8 @@ def _backend() -> Any:
 
 class _Stderr:
     """stderr for log lines, which never raise: a closed pipe or a full disk behind it
-    (a log collector gone) costs the line, never the supervisor (once: its first log
-    line died of EPIPE, and the agent's exit code with it)."""
+    (a log collector gone) costs the line, never the supervisor, nor the agent's exit
+    code."""
 
     def write(self, text: str) -> None:
         try:

@@ -68,9 +68,8 @@ class UnixWSGIServer:
     it is accepted: one gone already (connected and closed, as fast as an agent can) or
     whose request is all there is done with, never polled. Health, readiness and a cancel
     are answered by that thread at once; every other request goes to a worker
-    (workers.py). Under 50 flooding clients a health check once waited ~35 ms in the backlog
-    behind their thread starts (p99 96 ms, later 56 ms); a cancel must never wait for the
-    turn it cancels."""
+    (workers.py): behind flooding clients' thread starts a health check would wait in the
+    backlog, and a cancel must never wait for the turn it cancels."""
 
     def __init__(self, sock: socket.socket, app: Callable[..., Iterable[bytes]],
                  quick: frozenset[str] = QUICK, *, inline: bool = False,

@@ -96,7 +96,7 @@ def _default_glibc_reserved() -> None:
     """
     number = RT_SIGACTION.get(os.uname().machine)
     if number is None or not _ignored_mask() & (1 << 31 | 1 << 32):
-        return  # the usual case: nothing to undo, and no ctypes import (~3 ms) on boot
+        return  # the usual case: nothing to undo, and no ctypes import on boot
     import ctypes  # the supervisor side only: PID 1 never loads it for this
 
     libc = ctypes.CDLL(None, use_errno=True)

@@ -3,7 +3,7 @@
 
 ``subprocess`` imports ``threading``, ``selectors``, ``locale`` and ``contextlib`` beside
 ``signal``: several milliseconds of CPU of every initd start that starts nothing but its
-agent (bench/cpu.py, row 31). What happens between the fork and the exec is Popen's, in
+agent (bench/README.md, row 31). What happens between the fork and the exec is Popen's, in
 its order (``_child``): the standard streams, every other descriptor closed but those
 passed, the cwd, SIGPIPE and SIGXFSZ back to their default and the mask emptied, a
 session or a group of its own, then setgroups, setgid and setuid, then the exec of each

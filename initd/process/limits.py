@@ -6,7 +6,7 @@ with limits is started through a trampoline: this same interpreter, isolated and
 without site (``-I -S -c``), sets the limits, gives SIGPIPE and SIGXFSZ back their
 default (Python ignores both at its start, and a hook must not inherit that), and execs
 the hook in place: the same pid, the same process group, so its timeout and its stop
-are what they always are. It costs a Python start (~7 ms), paid only by hooks that have
+are what they always are. It costs a Python start, paid only by hooks that have
 limits.
 
 What each limit does (``man 2 setrlimit``):

@@ -1,8 +1,8 @@
 """What a hook printed: a bounded head and tail in memory (invariant 6), and the log file
 a session, file or pre-commit hook streams to, capped with a marker and ending with the
 output's last KEEP bytes. Chunk by chunk: nothing here costs root per line of output
-(a command printing three million lines once took 4.5 s of the supervisor's time, each
-line a Python call for initd's -v log); only the first ECHO bytes are cut into lines."""
+(a Python call per line of a command that prints millions is seconds of the
+supervisor's time); only the first ECHO bytes are cut into lines."""
 
 from __future__ import annotations
 

@@ -30,8 +30,8 @@ LOG_CAP = 10 * 2**20
 DRAIN = 0.5  # seconds to keep reading after the leader has gone
 # A hook still running this long after it started is marked running (``on_running``: a
 # durable write in status.json, for the recovery of a crash); one that is done by then
-# has only its result written. Fifty trivial session hooks took 4.5x a shell loop when
-# each had two fsynced writes, and a mark nobody could see is worth nothing.
+# has only its result written: two fsynced writes per trivial hook would be most of its
+# cost, and a mark nobody could see is worth nothing.
 RUNNING_MARK_AFTER = 0.05
 
 

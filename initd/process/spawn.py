@@ -122,9 +122,8 @@ def spawn(spec: Spec) -> Child:
     """Start ``spec``; raise ExecFailed (126/127) when the command cannot be executed."""
     account = spec.account
     if account is not None and (account.uid == os.geteuid() != 0 or _already(account)):
-        # Already that user: an unprivileged setgroups would only fail, and a child that
-        # changes no credentials is started with vfork (CPython uses fork for one that
-        # does), ~0.7 ms less per hook out of a supervisor of 30 MiB.
+        # Already that user: an unprivileged setgroups would only fail, and a child
+        # that changes no credentials has nothing to set.
         account = None
     try:
         popen = forkexec.start(

@@ -45,7 +45,7 @@ from initd.supervisor.workspace import (
 PROBLEMS_LOOK = 2.0  # seconds between looks at problems that end by themselves
 
 # What only a workspace with hooks or a repository needs is imported on demand:
-# `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every such boot).
+# `initd -- cmd`, tini-style, starts CMD without them.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse

@@ -31,21 +31,17 @@ from initd.errors import InitdError, shown
 from initd.http import server
 from initd.state.ready import readiness
 
-MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's): the control socket
-# holds 1,024; 1,100 half-open connections here once filled root's 1,024 descriptors, and
-# the hook service's restart (a socketpair) took the supervisor down with EMFILE
-BACKLOG = 4096  # connections not yet accepted: the kernel's, not root's descriptors (and
-# at most net.core.somaxconn, 4,096 by default). With 64, 1,100 clients reconnecting as fast
-# as they could kept the queue full: a probe's SYN was dropped and sent again a second
-# later (p99 1 s; 47 ms with 1,024, same flood). With 1,024, agent processes connecting and
-# closing as fast as they could still filled it now and then (hundreds of overflows a
-# run), while the threads below took a connection as fast as one came on the whole
+MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's); past this, half-open
+# connections would be holding root's descriptors, and the hook service's restart (a
+# socketpair) would find none
+BACKLOG = 4096  # connections not yet accepted: the kernel's, not root's descriptors (at
+# most net.core.somaxconn). A shorter queue, kept full by clients reconnecting as fast as
+# they can, drops a probe's SYN, sent again only a second later (bench/README.md, row 26)
 THREADS = 8  # servers on the one listening socket, each in a thread of its own, each
 # holding MAX_WAITING // THREADS connections. The scheduler shares the CPU between the
-# agent's processes and root's threads alike: three agent processes churning kept one
-# thread, even one that never polls a churned connection, from taking them as fast as
-# they came (the backlog full, the kubelet's SYN dropped, a one-second probe failed);
-# with 4 a probe of 200 still failed now and then (docs/security.md has the figures)
+# agent's processes and root's threads alike: fewer threads, even ones that never poll a
+# churned connection, do not take connections as fast as a few churning agent processes
+# make them (docs/security.md has the figures)
 DEFER = 10  # seconds the kernel holds a connection that sends nothing before it hands
 # it over all the same (server.READ_TIMEOUT, the time a client has for its request)
 

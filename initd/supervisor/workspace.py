@@ -1,8 +1,7 @@
 """Boot's steps for the workspace (ARCHITECTURE.md, "The boot sequence", steps 2-4): its
 hooks and the image's, root's copies of the root hooks, the hooks' state, the session
 hooks, the pre-commit chain. What only a workspace with hooks or a repository needs is
-imported on demand: `initd -- cmd`, tini-style, starts CMD without them (~4 ms of every
-such boot)."""
+imported on demand: `initd -- cmd`, tini-style, starts CMD without them."""
 
 from __future__ import annotations
 
@@ -44,7 +43,7 @@ def find_repo(config: settings.Settings, account: users.Account | None,
     git calls, and the chain's, stop at the stop signal (a FIFO the agent planted as
     its config holds git for its whole timeout): the caller then checks ``stop``."""
     if not os.path.lexists(os.path.join(config.workspace, ".git")):
-        return None  # not a repository's top (as Repo.find says), without its ~4 ms import
+        return None  # not a repository's top (as Repo.find says), without its import
     import subprocess
 
     from initd.hooks import precommit

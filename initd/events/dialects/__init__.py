@@ -82,8 +82,8 @@ class Cache:
 
     def _say(self, found: Collected) -> None:
         """Each problem of loading that no stand-in says when its event fires (a warning,
-        an event's name no agent has: issue 37, "a typo in a guard's event is never
-        silent"), in the log once."""
+        an event's name no agent has: a typo in a guard's event is never silent), in
+        the log once."""
         if self.log is None:
             return
         standing = {stand_in.reason for stand_in in found.unread}

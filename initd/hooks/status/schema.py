@@ -31,7 +31,7 @@ NUMBERS = ("lastExitCode", "runner", "runnerStart", "pgid", "pgidStart")
 def clean(data: Status) -> Status:
     """What was read, made to fit the schema: entries that are not objects dropped,
     counters that are not whole numbers reset, every other field of the wrong type null
-    (``"type": ["a"]`` once stopped a boot: unhashable), pending hooks that are not
+    (``"type": ["a"]`` is unhashable where a name is looked up), pending hooks that are not
     names dropped."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
