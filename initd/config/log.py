@@ -1,9 +1,12 @@
 """initd's own log: structlog, configured once, JSON lines for machines, console for people.
 
-structlog's import (asyncio, logging, inspect…) costs more than the rest of a start
-together (bench/README.md, row 31), so it is imported on the first event that is
-actually emitted. With the default level (warning,
-quiet like tini) ``initd -- true`` never imports it.
+Every process above PID 1 logs with structlog; ``Logger`` is structlog's bound logger,
+made on the first line written (``bind`` and one method per level, nothing of its own),
+because structlog's import is more than the rest of a start together. PID 1's few lines
+(pid1/log.py) have the same shape.
+
+structlog's import (asyncio, logging, inspect…) is bench/README.md's row 31. With the
+default level (warning, quiet like tini) ``initd -- true`` never imports it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
-_config = {"level": LEVELS["warning"], "json": True}
+_config = {"level": LEVELS["warning"], "json": True, "generation": 0}
 _structlog: Any = None
 
 
@@ -27,6 +30,7 @@ def configure(verbose: int, log_format: str) -> None:
     _config["level"] = {-1: LEVELS["error"], 0: LEVELS["warning"],
                         1: LEVELS["info"]}.get(verbose, LEVELS["debug"])
     _config["json"] = log_format == "json" or (log_format == "auto" and not sys.stderr.isatty())
+    _config["generation"] += 1  # (every logger made before is made again)
     _structlog = None
 
 
@@ -71,17 +75,21 @@ class _Stderr:
 
 
 class Logger:
-    """A bound logger that imports structlog only when a line is really written."""
+    """structlog's bound logger, made (structlog imported) when a line is first written."""
 
     def __init__(self, **bound: Any) -> None:
         self._bound = bound
+        self._made: tuple[int, Any] | None = None  # (the configuration it was made in, it)
 
     def bind(self, **more: Any) -> Logger:
         return Logger(**{**self._bound, **more})
 
     def _emit(self, level: str, event: str, fields: dict[str, Any]) -> None:
         if LEVELS[level] >= _config["level"]:
-            getattr(_backend().get_logger().bind(**self._bound), level)(event, **fields)
+            generation = _config["generation"]
+            if self._made is None or self._made[0] != generation:
+                self._made = generation, _backend().get_logger().bind(**self._bound)
+            getattr(self._made[1], level)(event, **fields)
 
     def debug(self, event: str, **fields: Any) -> None:
         self._emit("debug", event, fields)

@@ -2,12 +2,17 @@
 
 A module of its own so that the CLI's error boundary and the supervisor can write their
 one line with ``write_line`` without importing PID 1's loop and its signal tables.
-PID-1 tier: ``sys`` only, ``json`` on demand, no structlog here.
+PID-1 tier: ``sys`` and ``time``, ``json`` on demand. PID 1 cannot import structlog (not
+the standard library, and its import is more than PID 1's whole start), so its lines
+are written here in the shape initd's structlog log gives every other process's
+(config/log.py): the same keys, ``timestamp`` in the same form, ``logger`` ``pid1``;
+tests/pid1/test_log.py holds the two to one shape.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 
 
 class Log:
@@ -24,10 +29,18 @@ class Log:
         if self.json_lines:
             import json  # imported on demand: PID 1's resident size is a budget
 
-            line = json.dumps({"event": event, "level": name, "logger": "pid1", **fields})
+            line = json.dumps({"event": event, "level": name, "logger": "pid1",
+                               "timestamp": timestamp(), **fields})
         else:
             line = "initd: " + " ".join([event, *(f"{k}={v}" for k, v in fields.items())])
         write_line(line)
+
+
+def timestamp(now: float | None = None) -> str:
+    """ISO 8601 in UTC to the microsecond, as structlog's ``TimeStamper(fmt="iso",
+    utc=True)`` writes it: ``2026-11-28T07:46:16.123456Z``."""
+    seconds, micro = divmod(round((time.time() if now is None else now) * 1e6), 1_000_000)
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(seconds))}.{micro:06d}Z"
 
 
 def write_line(line: str) -> None:
