@@ -2,11 +2,13 @@
 
 Every child (ARCHITECTURE.md, invariant 2) starts in its own process group, with default signal
 dispositions and an empty signal mask, an explicit cwd, and stdin from /dev/null unless
-told otherwise. We use CPython's fork+exec (forkexec.py: subprocess's, without its
-module), not ``os.posix_spawn``: on this
-Debian's glibc 2.36 posix_spawn leaves real-time signals 32 and 33 ignored in the child
-even with ``setsigdef``. The caller's own mask must be empty when it spawns (the
-supervisor unblocks before it starts anything), because fork+exec inherits it.
+told otherwise. We use ``subprocess.Popen`` (vfork, then exec, the steps between in C),
+not ``os.posix_spawn``: on this Debian's glibc 2.36 posix_spawn leaves real-time signals
+32 and 33 ignored in the child even with ``setsigdef``, and it sets no cwd and no user;
+nor ``os.fork`` in Python: the copy of the supervisor's pages and what the child then
+touches in them make a hook's start several times Popen's (bench/README.md, row 5).
+The caller's own mask must be empty when it spawns (the supervisor unblocks before it
+starts anything), because fork+exec inherits it.
 
 Waiting uses a pidfd per child, so a supervisor can wait for a child and for signals in
 one ``poll`` (wait_fds) and never waits for "any child" (that reaping is PID 1's alone).
@@ -23,11 +25,12 @@ import math
 import os
 import select
 import signal
+import subprocess
 import time
 
 from initd.errors import InitdError, shown
 from initd.pid1.log import write_line
-from initd.process import forkexec, limits
+from initd.process import limits
 from initd.process.execfail import ExecFailed as ExecFailed
 from initd.process.execfail import exec_failure
 from initd.process.leftovers import KILL_SETTLE as KILL_SETTLE
@@ -70,7 +73,7 @@ def wait_fds(read: Iterable[Any], timeout: float | None, write: int | None = Non
 class Child:
     """A running child: its Popen, process group and pidfd."""
 
-    def __init__(self, popen: forkexec.Started) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
         self.popen = popen
         self.pid = popen.pid
         self.pgid = popen.pid  # process_group=0 made it the leader of its own group
@@ -123,10 +126,11 @@ def spawn(spec: Spec) -> Child:
     account = spec.account
     if account is not None and (account.uid == os.geteuid() != 0 or _already(account)):
         # Already that user: an unprivileged setgroups would only fail, and a child
-        # that changes no credentials has nothing to set.
+        # that changes no credentials is started with vfork (Popen forks for one that
+        # does).
         account = None
     try:
-        popen = forkexec.start(
+        popen = subprocess.Popen(
             limits.wrap(spec.argv, spec.limits),
             env=dict(spec.env),
             cwd=spec.cwd,
@@ -160,7 +164,7 @@ def spawn(spec: Spec) -> Child:
     return child
 
 
-def _abandon(popen: forkexec.Started) -> None:
+def _abandon(popen: subprocess.Popen[bytes]) -> None:
     """A child just started that cannot be watched: killed with its group, reaped."""
     try:
         os.killpg(popen.pid, signal.SIGKILL)  # (its own group, or session: the same id)

@@ -2,15 +2,15 @@
 environment it is given.
 
 Plain values, apart from the code that starts them (proc): a caller builds a Spec, and
-only spawn.spawn turns it into a process. The stdio constants are subprocess's values
-(forkexec.py), under names that say what they mean.
+only spawn.spawn turns it into a process. The stdio constants are subprocess's, under
+names that say what they mean.
 """
 
 from __future__ import annotations
 
+import subprocess
 from collections import namedtuple
 
-from initd.process import forkexec
 from initd.process.limits import NONE as NO_LIMITS
 from initd.process.limits import Limits
 from initd.process.users import Account
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 
 # the ways of saying "inherit", "/dev/null" or "a pipe"
 INHERIT = None
-DEVNULL = forkexec.DEVNULL
-PIPE = forkexec.PIPE
-STDOUT = forkexec.STDOUT  # for stderr: into the same pipe, in arrival order
+DEVNULL = subprocess.DEVNULL
+PIPE = subprocess.PIPE
+STDOUT = subprocess.STDOUT  # for stderr: into the same pipe, in arrival order
 
 
 class Spec(namedtuple(
