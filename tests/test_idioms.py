@@ -1,21 +1,21 @@
 """One idiom per concept, and the standard library's own (ARCHITECTURE.md, "Decisions"):
-no module of initd imports a private module of CPython's; a record is a namedtuple, spelled
-``typing.NamedTuple``, or, in a module a plain start imports (which cannot afford
-``typing``), ``collections.namedtuple`` with its fields annotated for the type checker;
-``TYPE_CHECKING`` is spelled by hand only where ``typing`` is not imported anyway."""
+no module of initd imports a private module of CPython's; a record is a
+``typing.NamedTuple``; ``TYPE_CHECKING`` comes from ``typing``, except in the modules of
+the two processes that never import it (PID 1, for the container's whole life, and an
+exec probe), which spell it ``TYPE_CHECKING = False``."""
 
 from __future__ import annotations
 
 import ast
-import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support import imports
-
 PACKAGE = Path(__file__).resolve().parent.parent / "initd"
 SOURCES = sorted(PACKAGE.rglob("*.py"))
+BY_HAND = "TYPE_CHECKING = False"
 
 
 def module_name(path: Path) -> str:
@@ -41,59 +41,41 @@ def test_no_module_imports_a_private_module_of_cpythons() -> None:
     assert private == set()
 
 
-def records() -> list[type]:
-    """Every class that defines a record's fields (a subclass of one, which adds methods
-    only, is not one more)."""
-    found = []
-    for path in SOURCES:
-        if path.name == "__main__.py":
-            continue
-        module = importlib.import_module(module_name(path))
-        found.extend(value for value in vars(module).values()
-                     if isinstance(value, type) and value.__module__ == module.__name__
-                     and issubclass(value, tuple) and hasattr(value, "_fields")
-                     and (value.__bases__ == (tuple,) or spelled_with_collections(value)))
-    return found
+def test_a_record_is_a_typing_namedtuple() -> None:
+    """No ``collections.namedtuple`` (nor any other spelling of a record class)."""
+    spelled = {str(path.relative_to(PACKAGE.parent)) for path in SOURCES
+               if "namedtuple" in imported_names(ast.parse(path.read_text()))
+               or "collections.namedtuple" in path.read_text()
+               or "from collections import namedtuple" in path.read_text()}
+    assert spelled == set()
 
 
-def spelled_with_collections(record: type) -> bool:
-    """``class X(namedtuple("X", ...))``: its one base is the namedtuple itself (typing's
-    class statement makes the record's own class a direct subclass of tuple)."""
-    base, = record.__bases__
-    return (base.__bases__ == (tuple,) and hasattr(base, "_fields")
-            and "__annotations__" not in vars(base) and base.__name__ == record.__name__)
+def modules_of(code: str, *args: str) -> set[str]:
+    """initd's modules a process running ``code`` imports, and whether it imports typing."""
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                         timeout=60)
+    return set(out.stdout.split())
 
 
-def test_every_records_annotations_are_its_fields_in_order() -> None:
-    """What the type checker reads (the annotations) is what the tuple holds."""
-    found = records()
-    assert len(found) > 30
-    wrong = {record.__qualname__: (tuple(vars(record).get("__annotations__", {})),
-                                   record._fields)  # type: ignore[attr-defined]
-             for record in found
-             if tuple(vars(record).get("__annotations__", {})) != record._fields}  # type: ignore[attr-defined]
-    assert wrong == {}
+LISTED = "import sys\ntry:\n{}\nfinally:\n    print(*sys.modules)"
 
 
-def test_a_record_is_spelled_with_collections_only_where_a_plain_start_needs_it(
-        tmp_path: Path) -> None:
-    plain = imports.imported("--", "true", cwd=tmp_path)
-    assert "typing" not in plain
-    spelled = {record.__module__ for record in records() if spelled_with_collections(record)}
-    assert spelled, "none found: the check has lost its subject"
-    assert spelled - plain == set()  # the rest of the tree: typing.NamedTuple
-    typed = {record.__module__ for record in records() if not spelled_with_collections(record)}
-    assert typed & plain == set()
+def test_type_checking_by_hand_only_where_typing_never_comes() -> None:
+    probe = modules_of(LISTED.format("    from initd import cli; cli.main(sys.argv[1:])"),
+                       "ready", "--socket", "/nonexistent/initd.sock")
+    pid1 = modules_of(LISTED.format("    from initd import cli; from initd.pid1 import reaper"))
+    assert "typing" not in probe and "typing" not in pid1
+    lean = {name for name in probe | pid1 if name.startswith("initd")}
+    by_hand = {module_name(path) for path in SOURCES if BY_HAND in path.read_text()}
+    assert by_hand - lean == set(), "from typing import TYPE_CHECKING there"
+    typed = {module_name(path) for path in SOURCES if module_name(path) in lean
+             and any(isinstance(node, ast.ImportFrom) and node.module == "typing"
+                     for node in ast.parse(path.read_text()).body)}  # (at run time)
+    assert typed == set(), "PID 1 and an exec probe never import typing"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda path: module_name(path))
-def test_type_checking_is_spelled_by_hand_only_where_typing_is_not_imported(
-        path: Path) -> None:
-    tree = ast.parse(path.read_text())
-    by_hand = any(isinstance(node, ast.Assign) and ast.unparse(node) == "TYPE_CHECKING = False"
-                  for node in tree.body)
-    at_run_time = {node.module for node in tree.body
-                   if isinstance(node, ast.ImportFrom) and node.module == "typing"}
-    at_run_time |= {alias.name for node in tree.body if isinstance(node, ast.Import)
-                    for alias in node.names if alias.name == "typing"}
-    assert not (by_hand and at_run_time), "import TYPE_CHECKING from typing, imported anyway"
+def test_type_checking_is_never_spelled_twice(path: Path) -> None:
+    text = path.read_text()
+    assert not (BY_HAND in text and "TYPE_CHECKING" in text.split(BY_HAND, 1)[0]), \
+        "one TYPE_CHECKING per module"

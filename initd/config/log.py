@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any

@@ -5,21 +5,18 @@ reason``; a loader that stops at a problem raises it as a LoadError."""
 
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import NamedTuple
 
 from initd.errors import one_line
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
-class Problem(namedtuple("Problem", "path key reason severity",
-                       defaults=(ERROR,))):
-    __slots__ = ()
-
+class Problem(NamedTuple):
     path: str  # the file; "" for what is no file's (an image without bash)
     key: str | None  # the key (``remoteEnv.PATH``, ``hooks.Stop[0].timeout``), or None
     reason: str
-    severity: str  # ERROR: the hook (or file) is broken; WARNING; NOTE: not a hook
+    severity: str = ERROR  # ERROR: the hook (or file) is broken; WARNING; NOTE: not a hook
 
     @property
     def text(self) -> str:

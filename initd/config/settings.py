@@ -10,7 +10,7 @@ expected.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from initd.config.paths import (
     DEFAULT_CONFIG,
@@ -45,17 +45,14 @@ SOCKET_HELP = (f"default {DEFAULT_SOCKET} as root, else $XDG_RUNTIME_DIR/initd.s
                "/tmp/initd-UID/initd.sock")
 ALWAYS_SECRET = ("DISCOBOT_SECRET",)  # removed from every hook's environment, whatever else
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Mapping, MutableMapping, Sequence
     from typing import Any
 
 
-class Option(namedtuple("Option", "name parse default env")):
+class Option(NamedTuple):
     """One setting: where it can come from and how its text becomes a value."""
-
-    __slots__ = ()
 
     name: str  # the argparse dest and the config-file key
     parse: Callable[[Any], Any]
@@ -93,19 +90,9 @@ OPTIONS = (
 )
 
 
-class Settings(namedtuple(
-        "Settings",
-        "command workspace workspace_given user grace stop_signal "
-        "remap_exit restart max_restarts restart_window env_file "
-        "verbose log_format session_id hooks_dir secret precommit "
-        "devcontainer state_dir socket service ready_port health_port "
-        "ready_url max_reprompts trust trust_file hook_limits config "
-        "warnings",
-        defaults=((),))):
-    """Every option's value, frozen: a namedtuple, as pre-commit's are (a record a plain
-    start builds: ARCHITECTURE.md, "Decisions")."""
-
-    __slots__ = ()
+class Settings(NamedTuple):
+    """Every option's value, frozen: a NamedTuple, as pre-commit's are (dataclasses would
+    import inspect into every start)."""
 
     command: tuple[str, ...]
     workspace: str
@@ -136,7 +123,7 @@ class Settings(namedtuple(
     trust_file: str  # where approvals are kept
     hook_limits: Limits  # every hook's, unless its own front matter says otherwise
     config: str | None
-    warnings: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
 
     def remapped(self, code: int) -> int:
         return dict(self.remap_exit).get(code, code)

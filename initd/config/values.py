@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from initd.process.limits import Limits
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -8,7 +8,8 @@ is parsed, safely. Pure: text in, a mapping (or None for "no front matter") out.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:  # (the guard snapshot's reader imports this module for HEAD_LIMIT)
     from typing import Any
 

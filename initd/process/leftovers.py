@@ -13,10 +13,10 @@ import functools
 import os
 import signal
 import time
+from typing import TYPE_CHECKING
 
 from initd.process.procfs import proc_groups, real_uid, signal_if, start_ticks, stat_fields, uids
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

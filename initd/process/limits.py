@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections import namedtuple
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from initd.errors import InitdError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -70,14 +69,11 @@ class LimitError(InitdError):
     pass
 
 
-class Limits(namedtuple("Limits", "cpu memory processes file_size",
-                       defaults=(None, None, None, None))):
-    __slots__ = ()
-
-    cpu: int | None  # seconds
-    memory: int | None  # bytes
-    processes: int | None
-    file_size: int | None  # bytes
+class Limits(NamedTuple):
+    cpu: int | None = None  # seconds
+    memory: int | None = None  # bytes
+    processes: int | None = None
+    file_size: int | None = None  # bytes
 
     def any(self) -> bool:
         return any(value is not None for value in self)

@@ -27,6 +27,7 @@ import select
 import signal
 import subprocess
 import time
+from typing import TYPE_CHECKING
 
 from initd.errors import InitdError, shown
 from initd.pid1.log import write_line
@@ -47,7 +48,6 @@ from initd.process.spec import Spec as Spec
 from initd.process.spec import environment as environment
 from initd.process.users import Account
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any

@@ -9,13 +9,12 @@ names that say what they mean.
 from __future__ import annotations
 
 import subprocess
-from collections import namedtuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from initd.process.limits import NONE as NO_LIMITS
 from initd.process.limits import Limits
 from initd.process.users import Account
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import IO
@@ -27,27 +26,21 @@ PIPE = subprocess.PIPE
 STDOUT = subprocess.STDOUT  # for stderr: into the same pipe, in arrival order
 
 
-class Spec(namedtuple(
-        "Spec",
-        "argv env cwd account terminal stdin stdout stderr pass_fds "
-        "new_session limits",
-        defaults=(None, False, DEVNULL, INHERIT, INHERIT, (), False, NO_LIMITS))):
-    __slots__ = ()
-
+class Spec(NamedTuple):
     argv: tuple[str, ...]
     env: Mapping[str, str]
     cwd: str
-    account: Account | None  # None: run as initd's own user
-    terminal: bool  # give it the foreground of our controlling terminal, if any
-    stdin: int | IO[bytes] | None
-    stdout: int | IO[bytes] | None
-    stderr: int | IO[bytes] | None
-    pass_fds: tuple[int, ...]  # kept open in the child, at the same numbers
+    account: Account | None = None  # None: run as initd's own user
+    terminal: bool = False  # give it the foreground of our controlling terminal, if any
+    stdin: int | IO[bytes] | None = DEVNULL
+    stdout: int | IO[bytes] | None = INHERIT
+    stderr: int | IO[bytes] | None = INHERIT
+    pass_fds: tuple[int, ...] = ()  # kept open in the child, at the same numbers
     # A session of its own (setsid) instead of only a group: everything it starts stays
     # in that session, so once it is gone its leftovers can be found (stop_process_session).
-    new_session: bool
+    new_session: bool = False
     # setrlimit in the child before it runs (initd/process/limits.py: through a trampoline)
-    limits: Limits
+    limits: Limits = NO_LIMITS
 
 
 # Set for every hook initd starts, of every format. Python puts the working directory

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import pwd
-from collections import namedtuple
+from typing import NamedTuple
 
 from initd.errors import InitdError
 
 
-class Account(namedtuple("Account", "name uid gid groups home shell")):
-    __slots__ = ()
-
+class Account(NamedTuple):
     name: str
     uid: int
     gid: int

@@ -22,10 +22,10 @@ import base64
 import errno
 import json
 import os
+from typing import TYPE_CHECKING
 
 from initd.state.agentfs import Unsafe
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # (the reader, a process of its own, imports this: typing costs it)
     from collections.abc import Callable, Mapping
     from typing import Any

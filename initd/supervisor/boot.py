@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from initd import __version__
 from initd.config import log, settings
@@ -46,7 +47,6 @@ PROBLEMS_LOOK = 2.0  # seconds between looks at problems that end by themselves
 
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from initd.config import log, paths, settings
 from initd.errors import InitdError
 from initd.process import limits, spawn, users
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import socket
     from typing import Any

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import socket
 import threading
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import threading
     from collections.abc import Callable

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import time
+from typing import TYPE_CHECKING
 
 from initd.config.log import Logger
 from initd.config.values import Restart
@@ -21,7 +22,6 @@ from initd.supervisor.backoff import Backoff
 from initd.supervisor.leftovers import POLL, Leftovers
 from initd.supervisor.states import State
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
     from typing import Any
 

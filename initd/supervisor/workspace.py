@@ -6,6 +6,7 @@ imported on demand: `initd -- cmd`, tini-style, starts CMD without them."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from initd.config import log, paths, settings
 from initd.config.problems import ERROR
@@ -13,7 +14,6 @@ from initd.errors import InitdError
 from initd.process import users
 from initd.supervisor.sigchan import SignalChannel
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from initd.devcontainer.lifecycle import Lifecycle
     from initd.hooks import precommit

@@ -42,13 +42,13 @@ def test_it_knows_every_option_the_parser_has() -> None:
 # What a plain start does without: each is a millisecond or more of CPU of every
 # container's start (bench/README.md, row 31). (signal, which PID 1 needs, brings enum,
 # functools and collections; subprocess, which starts the agent, brings re, locale and
-# selectors: those are there.) typing: a record a plain start builds is spelled with
-# collections.namedtuple (ARCHITECTURE.md, "Decisions": records).
-NOT_ON_A_PLAIN_START = {"argparse", "initd.commands.options", "typing", "socket", "json",
-                        "structlog", "yaml", "initd.hooks.discovery", "initd.events.engine"}
+# selectors; the supervisor's records, typing: those are there.)
+NOT_ON_A_PLAIN_START = {"argparse", "initd.commands.options", "socket", "json", "structlog",
+                        "yaml", "initd.hooks.discovery", "initd.events.engine"}
 
 
-def test_a_plain_boot_imports_neither_argparse_nor_typing(tmp_path: Path) -> None:
+def test_a_plain_boot_imports_neither_argparse_nor_a_workspaces_modules(
+        tmp_path: Path) -> None:
     imported = imports.imported("--", "true", cwd=tmp_path)
     assert "initd.supervisor.boot" in imported
     assert imported & NOT_ON_A_PLAIN_START == set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from initd.state.agentfs.common import (
     DIRECTORY,
@@ -20,7 +21,6 @@ from initd.state.agentfs.common import (
     read_limited,
 )
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
 

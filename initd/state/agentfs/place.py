@@ -7,22 +7,19 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections import namedtuple
+from typing import NamedTuple
 
 from initd.state.agentfs.common import DIRECTORY, LINKS, Owner, Unsafe, check_name, fchown
 from initd.state.agentfs.directory import Dir
 
 
-class Place(namedtuple("Place", "base parts owner base_uid",
-                       defaults=((), None, None))):
+class Place(NamedTuple):
     """A directory: ``base`` (trusted, opened as named) then ``parts`` (never a link)."""
 
-    __slots__ = ()
-
     base: str
-    parts: tuple[str, ...]
-    owner: Owner | None  # who what root makes here belongs to; None: no boundary
-    base_uid: int | None  # the base itself must belong to this uid (else Unsafe)
+    parts: tuple[str, ...] = ()
+    owner: Owner | None = None  # who what root makes here belongs to; None: no boundary
+    base_uid: int | None = None  # the base itself must belong to this uid (else Unsafe)
 
     @property
     def path(self) -> str:
