@@ -118,7 +118,8 @@ def run(runs: int = 30) -> None:
                  "workspace": [*workspace, "true"], "guards": [*guarded, "true"],
                  "floor": [PY, str(HERE / "floor.py"), "--", "true"],
                  "lean": [PY, str(HERE / "floor_lean.py"), "--", "true"],
-                 "signal": [PY, str(HERE / "floor_lean.py"), "--signal", "--", "true"]}
+                 "signal": [PY, str(HERE / "floor_lean.py"), "--signal", "--", "true"],
+                 "public": [PY, str(HERE / "floor_lean.py"), "--public", "--", "true"]}
         if TINI:
             cases["tini"] = [TINI, "-s", "--", "true"]
         starts = {"initd": [INITD, "--"], "workspace": workspace, "guards": guarded}
@@ -138,9 +139,12 @@ def run(runs: int = 30) -> None:
                   f"{got['floor'][0]:.1f} ms = {ratio(got['floor'][0], py[0])}; fork + a "
                   f"hand-read command line + os.fork/execvp (floor_lean.py) "
                   f"{got['lean'][0]:.1f} ms = {ratio(got['lean'][0], py[0])}; the same "
-                  f"with signal imported (floor_lean.py --signal: any Python PID 1's) "
-                  f"{got['signal'][0]:.1f} ms = {ratio(got['signal'][0], py[0])}; initd "
-                  f"above that floor {ratio(initd[0], got['signal'][0])}")
+                  f"with signal imported (--signal: any Python PID 1's) "
+                  f"{got['signal'][0]:.1f} ms = {ratio(got['signal'][0], py[0])}; with "
+                  f"signal, typing and subprocess.Popen (--public: initd's modules of the "
+                  f"standard library) {got['public'][0]:.1f} ms = "
+                  f"{ratio(got['public'][0], py[0])}: initd {ratio(initd[0], got['public'][0])}"
+                  f" of that floor")
             line = (f"to agent  {label}: initd {agent['initd']:.1f} ms, with a workspace "
                     f"{agent['workspace']:.1f} ms")
             if TINI:
