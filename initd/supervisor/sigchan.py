@@ -34,10 +34,16 @@ class SignalChannel:
     def use_stop_signal(self, sig: int) -> None:
         """The stop signal the settings name (read after this channel was made: a TERM
         that came meanwhile counts only if TERM is still the stop signal)."""
-        self.stop_signals = frozenset({sig})
-        if self.stop.is_set() and self.stop_signal != sig:
-            self.stop.clear()
-            self.stop_signal = 0
+        # The handler sets ``stop``, taking its lock, in this thread: with the signals
+        # blocked, it never runs while this thread holds that lock (it would wait forever)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, self.signals)
+        try:
+            self.stop_signals = frozenset({sig})
+            if self.stop.is_set() and self.stop_signal != sig:
+                self.stop.clear()
+                self.stop_signal = 0
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def forward_to(self, send: Callable[[int], object]) -> None:
         """Pass every signal received since the last drain on with ``send`` (while
