@@ -2,8 +2,7 @@
 
 Every exec probe (``initd ready``, every few seconds in every pod) runs this, so it
 imports what it needs: ``socket``, json only to encode or decode a body, no typing at run
-time. An exec probe
-that imports only what it needs costs a pod a fraction of the core it once did.
+time.
 """
 
 from __future__ import annotations

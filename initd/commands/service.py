@@ -73,7 +73,7 @@ def main(argv: Sequence[str]) -> int:
     if args.listen_fd is not None:
         sock = socket.socket(fileno=args.listen_fd)  # bound by the supervisor, for good
     else:
-        sock = httpd.bind(config.socket, agent.gid if agent is not None else None)
+        sock = httpd.listen(config.socket, agent.gid if agent is not None else None)
         if agent is not None and os.geteuid() == 0 and agent.uid != 0:
             # Run by hand as root for an agent: the service is the agent's, as under
             # initd (it writes the agent's files with the agent's rights, invariant 8).

@@ -3,8 +3,8 @@ when root may give it one, bound where no one else could have put theirs first, 
 place of a live socket or of anything but one a crash left.
 
 Who may connect is decided by the socket file's owner, group and mode, like docker.sock.
-``listen`` makes the listening socket (root, before the agent starts: it only hands the
-descriptor to the hook service); ``bind`` gives a server its own.
+Root makes it before the agent starts and hands it to the hook service; ``initd
+service`` alone makes its own.
 """
 
 from __future__ import annotations
@@ -17,11 +17,6 @@ from initd.errors import InitdError
 from initd.state import agentfs
 
 BACKLOG = 64
-
-
-def bind(path: str, group: int | None = None) -> socket.socket:
-    """``listen``'s socket, as a server uses it."""
-    return listen(path, group)
 
 
 def listen(path: str, group: int | None = None) -> socket.socket:

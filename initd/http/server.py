@@ -23,7 +23,7 @@ from typing import Any
 from initd.errors import shown
 from initd.http import wire
 from initd.http.bind import BACKLOG as BACKLOG  # (here too: callers name the server's)
-from initd.http.bind import bind as bind
+from initd.http.bind import listen as listen
 from initd.http.wire import REASONS as REASONS
 from initd.http.workers import Workers
 from initd.pid1.log import write_line

@@ -25,6 +25,7 @@ class SignalChannel:
         # (boot's git calls and session hooks poll it); the pipe still gets the signal.
         self.stop = threading.Event()
         self.stop_signal = 0
+        self._stopping = False  # (the handler's own mark: see _record)
         for sig in self.signals:
             signal.signal(sig, self._record)
         signal.set_wakeup_fd(self._write_fd, warn_on_full_buffer=False)
@@ -39,9 +40,10 @@ class SignalChannel:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, self.signals)
         try:
             self.stop_signals = frozenset({sig})
-            if self.stop.is_set() and self.stop_signal != sig:
+            if self._stopping and self.stop_signal != sig:
                 self.stop.clear()
                 self.stop_signal = 0
+                self._stopping = False
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
@@ -75,7 +77,13 @@ class SignalChannel:
             pass
 
     def _record(self, signum: int, frame: object) -> None:
-        """CPython has written the signal number to the wakeup fd before calling this."""
-        if signum in self.stop_signals and not self.stop.is_set():
+        """CPython has written the signal number to the wakeup fd before calling this.
+
+        A handler runs between two steps of whatever this thread was doing, this handler
+        included: a second signal may run it again inside ``stop.set()``, which holds the
+        Event's lock there. So a plain attribute is marked first, and the nested run
+        returns at it: ``set`` is called once, and never waits on its own lock."""
+        if signum in self.stop_signals and not self._stopping:
+            self._stopping = True
             self.stop_signal = signum
             self.stop.set()

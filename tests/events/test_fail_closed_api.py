@@ -132,7 +132,7 @@ def test_what_large_bodies_hold_at_once_is_bounded(monkeypatch: pytest.MonkeyPat
         return [b"ok"]
 
     path = f"{tempfile.mkdtemp(prefix='initd-held-')}/s.sock"
-    server = httpd.UnixWSGIServer(httpd.bind(path), app, max_body=2**20)
+    server = httpd.UnixWSGIServer(httpd.listen(path), app, max_body=2**20)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                      daemon=True).start()
     try:

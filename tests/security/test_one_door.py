@@ -25,9 +25,6 @@ ALLOWED = {
     ("pid1/reaper.py", "open"): (1, "/proc/<pid>/stat: the kernel's"),
     ("process/procfs.py", "open"): (5, "/proc/<pid>/stat, status (twice), cmdline and "
                                "task/<tid>/children: the kernel's"),
-    ("process/forkexec.py", "os.open"): (1, "/dev/null, for a child's stdio: the kernel's"),
-    ("process/forkexec.py", "open"): (1, "our end of a pipe to a child: a descriptor, "
-                                        "no path"),
     ("config/settings.py", "open"): (1, "/etc/initd/initd.yaml (--config): the image's, root's"),
     ("service/app.py", ".read_text"): (1, "the OpenAPI document inside the package"),
     ("http/bind.py", "os.makedirs"): (1, "the socket's directory: /run/initd, root's; "

@@ -36,7 +36,7 @@ def tiny(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, server.UnixWSGI
     monkeypatch.setattr(server, "MAX_WAITING", 4)
     where = tempfile.mkdtemp(prefix="initd-abuse-")
     path = f"{where}/s.sock"
-    httpd = server.UnixWSGIServer(server.bind(path), hello)
+    httpd = server.UnixWSGIServer(server.listen(path), hello)
     threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
                      daemon=True).start()
     yield path, httpd
