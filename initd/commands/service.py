@@ -95,7 +95,14 @@ def main(argv: Sequence[str]) -> int:
                           command=args.agent_command, guards=guards(args.guards_fd, logger))
     server = httpd.UnixWSGIServer(sock, make_app(service), max_body=EVENT_BODY)
 
+    stopping: list[int] = []
+
     def stop(signum: int, frame: object) -> None:
+        # (once: a second signal runs this again inside the first, where cancel() may
+        # hold a lock of its own thread's)
+        if stopping:
+            return
+        stopping.append(signum)
         service.cancel()
         threading.Thread(target=server.shutdown, daemon=True).start()
 
