@@ -1,8 +1,9 @@
-"""devcontainer.json as initd reads it: the lifecycle keys checked into a Config whose
-problems name the file and the key; variables; who the commands run as; trust hashes.
+"""devcontainer.json as initd reads it (initd/devcontainer/config.py): the lifecycle keys
+checked into a Config whose problems name the file and the key; the variables it does not
+know warned; the environment, the container's then the remote's.
 
 Real files in tmp_path (links, FIFOs, huge files included); the processes are in
-test_devcontainer_boot.py."""
+test_boot.py."""
 
 from __future__ import annotations
 
@@ -12,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from initd.config.problems import ERROR, NOTE, WARNING, Problem
+from initd.config.problems import NOTE, WARNING
 from initd.devcontainer import config as devcontainer
-from initd.devcontainer import lifecycle
 from initd.devcontainer.config import Config
-from initd.process import users
 
 
 def write(ws: Path, data: object | str, name: str = ".devcontainer/devcontainer.json") -> Path:
@@ -65,13 +64,6 @@ def test_every_command_form(tmp_path: Path) -> None:
     assert config.wait_for == "updateContentCommand"
     assert [config.waited(s) for s in devcontainer.STAGES] == [True, True, False, False,
                                                                 False]
-
-
-def test_keys_that_clean_to_one_name_keep_apart(tmp_path: Path) -> None:
-    config = load(tmp_path, {"postCreateCommand": {"a.b": "true", "a-b": "true", "A B": "x"}})
-    hooks = [c.hook(config) for c in config.stages[0].commands]
-    assert len({h.id for h in hooks}) == 3
-    assert all(h.type == "devcontainer" and h.path == config.path for h in hooks)
 
 
 @pytest.mark.parametrize("data, key, reason", [
@@ -172,29 +164,6 @@ def test_which_file_and_what_is_not_run_is_said(tmp_path: Path) -> None:
     assert config.errors == ()
 
 
-def test_wait_for() -> None:
-    def waited(wait_for: str) -> list[bool]:
-        config = Config("f", "/ws", wait_for=wait_for)
-        return [config.waited(s) for s in devcontainer.STAGES]
-    # (the fifth, postAttachCommand, is never waited for: it runs once the agent is up)
-    assert waited("onCreateCommand") == [True, False, False, False, False]
-    assert waited("postStartCommand") == [True] * 4 + [False]
-    assert waited("initializeCommand") == [False] * 5  # (it is the host's: nothing waits)
-
-
-def test_variables() -> None:
-    base = {"HOME": "/root", "PATH": "/bin"}
-    container = {**base, "PATH": "/opt/bin:/bin", "X": "from-container"}
-    sub = devcontainer.Substitution(base, "/work/proj/", container)
-    assert sub.text("${localEnv:HOME}|${env:HOME}|${localEnv:NOPE}|${localEnv:NOPE:d:e}") \
-        == "/root|/root||d"
-    assert sub.text("${containerEnv:PATH}:${containerEnv:X}") == "/opt/bin:/bin:from-container"
-    assert sub.text("${containerWorkspaceFolder} ${localWorkspaceFolderBasename}") == \
-        "/work/proj/ proj"
-    left = "${devcontainerId} ${localHomeFolder} ${HOME} ${X:-y} $HOME ${localEnv}"
-    assert sub.text(left) == left
-
-
 def test_unknown_variables_are_warned_once_and_a_shells_own_are_not(tmp_path: Path) -> None:
     config = load(tmp_path, {"onCreateCommand": "echo ${HOME} ${X:-y} ${devcontainerId}",
                              "remoteEnv": {"A": "${localEnv}${containerEnvv:B}"}})
@@ -223,56 +192,3 @@ def test_environment_container_then_remote_and_null_unsets(tmp_path: Path) -> No
                        "WS": tmp_path.name}
     assert devcontainer.apply({"GONE": "x", "KEEP": "k"}, changes) == {
         "KEEP": "k", "TOOLS": "/h/tools", "PATH": "/c:/bin:/r", "WS": tmp_path.name}
-
-
-def account(name: str) -> users.Account:
-    return users.lookup(name)
-
-
-@pytest.mark.parametrize("data, agent, runs_as, warned", [
-    ({}, "nobody", "nobody", False),
-    ({"remoteUser": "nobody"}, "nobody", "nobody", False),
-    ({"remoteUser": "65534"}, "nobody", "nobody", False),
-    ({"remoteUser": "root"}, "nobody", "nobody", True),  # never root for a non-root agent
-    ({"containerUser": "root"}, "nobody", "nobody", True),
-    ({"remoteUser": "daemon"}, "nobody", "nobody", True),  # nor anyone else
-    ({"remoteUser": "no-such-user-x"}, "nobody", "nobody", True),
-    ({}, "root", "root", False),
-    ({"remoteUser": "nobody", "containerUser": "daemon"}, "root", "nobody", False),
-    ({"containerUser": "daemon"}, "root", "daemon", False),  # a privilege drop: fine
-    ({"remoteUser": "no-such-user-x"}, "root", None, True),  # nothing runs
-])
-def test_who_the_commands_run_as(tmp_path: Path, data: object, agent: str,
-                                 runs_as: str | None, warned: bool) -> None:
-    config = load(tmp_path, data)
-    chosen = devcontainer.runner_for(config, account(agent))
-    assert (chosen.account.name if chosen.account else None) == runs_as
-    assert (chosen.warning is not None) == warned
-    if warned:
-        key = "remoteUser" if "remoteUser" in data else "containerUser"  # type: ignore[operator]
-        assert chosen.warning.startswith(f"{config.path}: {key} ")  # type: ignore[union-attr]
-
-
-def test_trust_hashes_what_runs(tmp_path: Path) -> None:
-    base = {"onCreateCommand": "a", "postStartCommand": ["b"], "remoteEnv": {"X": "1"}}
-    entries = devcontainer.trust_entries(load(tmp_path, base))
-    assert [e.key.rpartition("#")[2] for e in entries] == [
-        "onCreateCommand", "postStartCommand", "environment"]
-    assert devcontainer.trust_entries(load(tmp_path, base)) == entries  # stable
-    changed = devcontainer.trust_entries(load(tmp_path, {**base, "postStartCommand": ["c"]}))
-    assert [a == b for a, b in zip(entries, changed, strict=True)] == [True, False, True]
-    as_root = devcontainer.trust_entries(load(tmp_path, {**base, "remoteUser": "root"}))
-    assert [a == b for a, b in zip(entries, as_root, strict=True)] == [False, False, True]
-    env = devcontainer.trust_entries(load(tmp_path, {**base, "remoteEnv": {"X": "2"}}))
-    assert [a == b for a, b in zip(entries, env, strict=True)] == [False, False, False]
-
-
-def test_the_container_identity_is_stable_and_says_where_it_is_from() -> None:
-    first = lifecycle.container_identity()
-    assert first == lifecycle.container_identity()
-    assert first.split(":")[0] in ("containerenv", "hostname-mount", "host")
-
-
-def test_problem_text() -> None:
-    assert str(Problem("/f", "a.b", "why")) == "/f: a.b: why"
-    assert str(Problem("/f", None, "why", ERROR)) == "/f: why"

@@ -1,8 +1,8 @@
 """Claude Code's matchers and ``if`` rules (initd/events/claude/matchers.py), by table, as the
 hooks and permissions references give them; regular expressions are RE2's (what it cannot
 compile is refused, and what it compiles answers in linear time on any payload); ``if``
-is matched on every simple command a shell parser finds (tests/conformance and
-tests/security/test_claude_rules.py have the rest)."""
+is matched on every simple command a shell parser finds (test_wildcards.py has the
+wildcards; tests/conformance and tests/security/test_claude_rules.py have the rest)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import pytest
 
 from initd.events.claude import matchers
 from initd.events.claude.matchers import MatcherError, matcher, regex_problem
-from initd.events.claude.wildcards import HOLE, Budget, matches, wildcard
 from tests.support import imports
 
 
@@ -128,29 +127,6 @@ def test_if_never_runs_on_an_event_without_tools() -> None:
 def test_rules_initd_cannot_evaluate_are_refused(rule: str, message: str) -> None:
     with pytest.raises(MatcherError, match=message.replace("(", r"\(").replace(")", r"\)")):
         matchers.check_rule(rule)
-
-
-@pytest.mark.parametrize(("pattern", "text", "expected"), [
-    ("git *", "git", True), ("git *", "gitk", False), ("* install", "npm install", True),
-    ("a\\*b", "a*b", True), ("a\\*b", "axb", False), ("*", "", True),
-    ("a*b*c", "abc", True), ("a*b*c", "acb", False), ("ab*ba", "aba", False),
-])
-def test_wildcards(pattern: str, text: str, expected: bool) -> None:
-    assert wildcard(pattern, text) is expected
-
-
-@pytest.mark.parametrize(("pattern", "text", "expected"), [
-    ("git push *", ["git ", HOLE, " --force"], True),  # $(printf push) may be push
-    ("git push *", ["echo ", HOLE], False),  # a hole never changes the words before it
-    ("rm *", [HOLE, "/bin/true"], True),
-    ("npm test", ["npm ", HOLE], True),
-    ("npm test", ["npm x", HOLE], False),
-    ("ls *", ["ls", HOLE], True), ("a\\*b", ["a", HOLE, "b"], True),
-    ("a\\*b", ["a*", HOLE], True), ("a\\*b", ["ab", HOLE], False),
-])
-def test_wildcards_against_text_the_shell_computes(pattern: str, text: list[str | None],
-                                                  expected: bool) -> None:
-    assert matches(pattern, text, Budget(10_000)) is expected
 
 
 @pytest.mark.parametrize(("pattern", "problem"), [

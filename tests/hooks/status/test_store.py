@@ -1,10 +1,10 @@
-"""status.json: crash-safe writes, no lost updates between writers, recovery of 'running'."""
+"""status.json (initd/hooks/status/store.py): crash-safe writes, no lost updates between
+writers, recovery of 'running'."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -143,21 +143,3 @@ def test_tree_is_owned_by_the_agent(tmp_path: Path) -> None:
     for path in (tmp_path / ".discobot", tmp_path / ".discobot" / "sid",
                  Path(store.directory), Path(store.output_dir), Path(store.path)):
         assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
-
-
-def test_state_in_memory_writes_file_lists_only_in_a_directory_of_its_own(
-        tmp_path: Path) -> None:
-    """With the state directory unwritable, a file hook's list goes to the temp
-    directory: into a 0700 mkdtemp of this process's, never a name in /tmp another user
-    could take first (a link there, a directory)."""
-    from initd.hooks.status.memory import MemoryStore
-    from initd.state.agentfs import Place
-
-    first = MemoryStore(Place(str(tmp_path)), "read-only").write_list("fmt", b"a.py\0")
-    again = MemoryStore(Place(str(tmp_path)), "read-only").write_list("fmt", b"b.py\0")
-    assert Path(first).read_bytes() == b"a.py\0" and Path(again).read_bytes() == b"b.py\0"
-    assert Path(first).parent != Path(again).parent  # each store its own directory
-    info = os.lstat(Path(first).parent)
-    assert (info.st_uid, oct(info.st_mode & 0o777)) == (os.geteuid(), "0o700")
-    for made in (first, again):
-        shutil.rmtree(Path(made).parent)

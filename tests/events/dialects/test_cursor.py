@@ -18,7 +18,7 @@ import pytest
 
 from tests.events.support import Workspace
 
-FIXTURE = Path(__file__).parent / "fixtures" / "cursor" / "hooks.json"
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "cursor" / "hooks.json"
 SCRIPTS = ("session-init.sh", "audit.sh", "script.sh", "format.sh", "redact-secrets-tab.sh",
            "format-tab.sh", "register-workspace-plugins.sh", "hooks/validate-tool.sh",
            "hooks/audit-tool.sh", "hooks/validate-subagent.sh", "hooks/audit-subagent.sh")

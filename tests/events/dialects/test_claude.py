@@ -26,7 +26,7 @@ from tests.events.support import Workspace
 from tests.hooks.support import forget_session, git_repo, hook_context
 from tests.service.support import call
 
-FIXTURES = Path(__file__).parent / "fixtures" / "claude"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "claude"
 JQ = shutil.which("jq")  # the documented examples use it; without it, Python stands in
 SCRIPTS = {"bash_command_validator": "bash_command_validator.py",
            "user_prompt_submit": "user_prompt_submit.py",
