@@ -216,3 +216,12 @@ def test_the_parsers_are_imported_only_where_a_rule_needs_them(tmp_path: Path) -
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=60, check=True).stdout.splitlines()
     assert out == ["[]", "['tree_sitter']", "['re2', 'tree_sitter']"]
+
+
+@pytest.mark.parametrize("command", ['rm -$"rf" /tmp/x', 'git push -$"-force"', "rm x$ -rf"])
+def test_a_word_the_grammar_reads_otherwise_than_bash_runs_the_hook(command: str) -> None:
+    """``-$"rf"`` is ``-rf`` to bash; the grammar once left its ``-`` out, and an ``if``
+    of ``Bash(rm -rf *)`` let ``rm -$"rf" /tmp/x`` through (test_shellwords.py)."""
+    for rule in ("Bash(rm -rf *)", "Bash(git push --force*)"):
+        assert matcher("pre_tool", "Bash", rule, "/ws", "/home").matches(
+            {"tool_name": "Bash", "tool_input": {"command": command}})
