@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 
 from initd.events.cursor import inward
 from initd.events.cursor.names import EVENTS
-from tests.conformance.cursor_hooks_support import CONVERSATION
+from tests.conformance.cursor_hooks_support import CONVERSATION, payload
 from tests.conformance.cursor_hooks_support import EVENTS as CURSOR_EVENTS
-from tests.conformance.cursor_hooks_support import payload
 
 
 @pytest.mark.parametrize(("event", "tool", "tool_input"), [
