@@ -110,3 +110,16 @@ def test_a_closed_stderr_costs_the_line_not_the_writer() -> None:
     """, stderr=reader.stdin)
     reader.stdin.close()  # type: ignore[union-attr]
     assert out.returncode == 0 and out.stdout == "still here\n"
+
+
+def test_bound_fields_add_up_and_a_phase_hands_its_body_the_fields() -> None:
+    """In this process, at the default level (warning): nothing is written, structlog
+    is not needed, and what the body adds to a phase's fields is what it reports."""
+    from initd.config import log
+
+    logger = log.get(hook="a").bind(session="s")
+    with log.phase(logger, "quiet", count=1) as fields:
+        fields["failed"] = 0
+    assert fields == {"count": 1, "failed": 0}
+    assert list(log.LEVELS) == ["debug", "info", "warning", "error"]
+    assert sorted(log.LEVELS.values()) == list(log.LEVELS.values())

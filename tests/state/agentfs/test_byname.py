@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from initd.state.agentfs import Unsafe, give_group, read_regular
+from initd.state.agentfs.byname import give_group, read_regular
+from initd.state.agentfs.common import Unsafe
 
 
 def test_a_regular_file_and_its_status(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from initd.state.agentfs import Place, Unsafe
+from initd.state.agentfs.common import Unsafe
+from initd.state.agentfs.place import Place
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0,
                                reason="cannot run here: files of another user need root")

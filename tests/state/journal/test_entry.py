@@ -11,16 +11,8 @@ from typing import Any
 import pytest
 
 from initd.state.agentfs import Place
-from initd.state.journal import (
-    DROPPED,
-    FULL,
-    LINE_LIMIT,
-    LOST,
-    READ_LIMIT,
-    SMALL,
-    Journal,
-    once,
-)
+from initd.state.journal import Journal
+from initd.state.journal.entry import DROPPED, FULL, LINE_LIMIT, LOST, READ_LIMIT, SMALL, once
 
 
 class Said:
