@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from initd.commands import hooks
+from initd.errors import InitdError
 from tests.hooks.support import add_hook, forget_session
 
 INITD = [sys.executable, "-m", "initd", "hooks"]
@@ -171,3 +173,22 @@ def test_list_shows_all_seven_formats(ws: Path, tmp_path: Path) -> None:
         "autoagent", "claude", "iteratr", "nyzhi", "pipelines"]
     assert [c["stage"] for c in listed["devcontainer"]["commands"]] == ["postCreateCommand"]
     assert listed["problems"] == []
+
+
+# --- the verb in this process (initd/commands/hooks.py)
+
+
+def test_check_counts_every_error_and_a_hooks_directory_holds_hooks_only(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (ws / ".nyzhi").mkdir()  # (the fixture's README.md and 30-typo.sh: two errors more)
+    (ws / ".nyzhi" / "config.toml").write_text('[[agent.hooks]]\nevent = "pre_tol"\n'
+                                               'command = "x"\n')
+    code = hooks.main(["check", "--workspace", str(ws), "--hooks-dir", str(ws / "none")])
+    out = capsys.readouterr().out
+    assert code == 1 and "(it will not run: a hooks directory holds hooks only)" in out
+    assert "unknown event 'pre_tol'" in out and out.rstrip().endswith("3 error(s)")
+
+
+def test_a_workspace_that_is_not_there_is_an_error_not_zero_hooks(tmp_path: Path) -> None:
+    with pytest.raises(InitdError, match="no such directory"):
+        hooks.main(["check", "--workspace", str(tmp_path / "typo")])

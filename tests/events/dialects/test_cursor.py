@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from initd.events.dialects import cursor
 from tests.events.support import Workspace
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "cursor" / "hooks.json"
@@ -125,3 +126,50 @@ def test_a_stop_is_stop_with_its_loop_count(ws: Workspace, calls: Path) -> None:
     assert (stop["hook_event_name"], stop["status"], stop["loop_count"]) == (
         "stop", "completed", 1)
     assert "stop_hook_active" not in stop and "last_assistant_message" not in stop
+
+
+# --- the loader itself (initd/events/dialects/cursor.py), on files of the test's own
+
+
+def cursor_files(tmp_path: Path, project: object = None, user: object = None
+                 ) -> tuple[str, str]:
+    ws, home = tmp_path / "cws", tmp_path / "chome"
+    for folder, data in ((ws, project), (home, user)):
+        (folder / ".cursor").mkdir(parents=True, exist_ok=True)
+        if data is not None:
+            (folder / ".cursor" / "hooks.json").write_text(
+                data if isinstance(data, str) else json.dumps(data))
+    return str(ws), str(home)
+
+
+def test_the_loader_reads_the_project_then_the_user(tmp_path: Path) -> None:
+    limits: dict[str, int | None] = {}
+    ws, home = cursor_files(tmp_path, {"version": 1, "hooks": {
+        "beforeShellExecution": [{"command": "./guard.sh", "matcher": "rm", "failClosed":
+                                  True}], "stop": [{"command": "again", "loop_limit": 2}]}},
+        {"hooks": {"afterFileEdit": [{"command": "fmt"}]}})
+    found = cursor.load(ws, home, limits)
+    assert [(h.event, h.label, h.on_error, h.workspace) for h in found.hooks] == [
+        ("pre_tool", "./guard.sh", "deny", True), ("stop", "again", "allow", True),
+        ("post_tool", "fmt", "allow", False)]
+    assert list(limits.values()) == [2] and found.problems == []
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    ([1], "expected a JSON object (Cursor's hooks.json)"),
+    ({"version": 2, "hooks": {}}, "version 2: initd reads Cursor's hooks.json of version 1"),
+    ({"hooks": []}, "expected a mapping of event name"),
+    ({"hooks": {"stop": [{"type": "prompt", "prompt": "done?"}]}},
+     'a "prompt" hook asks Cursor\'s model'),
+    ({"hooks": {"beforeShellExecution": [{"command": "x", "matcher": "(?=rm)"}]}},
+     "matcher: '(?=rm)'"),
+    ({"hooks": {"stop": [{"command": "x", "loop_limit": -1}]}},
+     "loop_limit: expected a whole number >= 0 or null"),
+    ({"hooks": {"beforeShellExecutionn": [{"command": "x"}]}},
+     "unknown Cursor hook event 'beforeShellExecutionn'"),
+])
+def test_what_the_loader_refuses_names_file_and_key(tmp_path: Path, data: object,
+                                                    said: str) -> None:
+    found = cursor.load(*cursor_files(tmp_path, data), {})
+    assert any(said in p.text for p in found.problems), [p.text for p in found.problems]
+    assert found.hooks == []
