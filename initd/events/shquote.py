@@ -43,8 +43,11 @@ def quote_states(command: str, heredoc: bool = False) -> list[str]:
             states += [COMMENT] * (end - at)
             at = end
             continue
-        if plain and not frame.heredoc and command.startswith("<<", at) and \
-                not command.startswith("<<<", at):
+        if plain and not frame.heredoc and command.startswith("<<<", at):
+            states += [""] * 3  # a here-string (bash's): its word is read as any word is
+            at += 3
+            continue
+        if plain and not frame.heredoc and command.startswith("<<", at):
             opened = _heredoc_operator(command, at + 2)
             if opened is not None:
                 end, delimiter, strip, quoted = opened
@@ -116,13 +119,13 @@ def _heredoc_operator(command: str, at: int) -> tuple[int, str, bool, bool] | No
         if char in "'\"":
             quoted = True
             close = command.find(char, at + 1)
-            close = len(command) if close < 0 else close
+            close = len(command) if close < 0 else close  # (never closed: to the end)
             word.append(command[at + 1 : close])
-            at = close + 1
+            at = min(close + 1, len(command))
         elif char == "\\":
             quoted = True
             word.append(command[at + 1 : at + 2])
-            at += 2
+            at = min(at + 2, len(command))
         else:
             word.append(char)
             at += 1

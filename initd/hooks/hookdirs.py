@@ -61,6 +61,22 @@ def _leftovers(hooks: agentfs.Dir) -> list[str]:
                   if name.startswith(LEFTOVER) and not link and managed(hooks, name))
 
 
+def _move(src: agentfs.Dir, name: str, dst: agentfs.Dir, new: str) -> None:
+    """``name`` in ``src`` becomes ``new`` in ``dst``; a relative symbolic link (``ln -s
+    ../../scripts/pre-commit .git/hooks/``) is made anew there, naming the same path from
+    its new directory (moved as it is, it named another, and the hook never ran)."""
+    try:
+        target, _ = src.readlink(name)
+    except OSError:  # (EINVAL: no link)
+        target = "/"
+    if os.path.isabs(target):
+        src.move(name, dst, new)
+        return
+    dst.symlink(os.path.relpath(os.path.normpath(os.path.join(src.path, target)), dst.path),
+                new)
+    src.remove(name)
+
+
 # --- direct: .git/hooks ----------------------------------------------------------------
 
 def install_direct(repo: Repo, script: str) -> list[str]:
@@ -72,12 +88,12 @@ def install_direct(repo: Repo, script: str) -> list[str]:
         if hooks.mtime_ns(HOOK) is not None and not managed(hooks, HOOK):
             if own.mtime_ns(HOOK) is not None:
                 said.append(_set_aside(repo, hooks, own, leftovers))
-            hooks.move(HOOK, own, HOOK)
+            _move(hooks, HOOK, own, HOOK)
             said.append(f"the repository's own hook {repo.hook} (not initd's) moved to "
                         f"{own_path}: it runs first, under its own name")
         elif (own.mtime_ns(HOOK) is None and hooks.mtime_ns("pre-commit.original")
               is not None and not managed(hooks, "pre-commit.original")):
-            hooks.move("pre-commit.original", own, HOOK)  # where initd kept it before
+            _move(hooks, "pre-commit.original", own, HOOK)  # where initd kept it before
         for name in leftovers:
             hooks.remove(name)
         if own.mtime_ns(HOOK) is None:
@@ -100,11 +116,11 @@ def _set_aside(repo: Repo, hooks: agentfs.Dir, own: agentfs.Dir,
         return "the repository's own hook was written again by its manager: chained"
     if leftovers:  # the manager moved the chain aside (lefthook .old, pre-commit .legacy)
         name = leftovers.pop(0)
-        own.move(HOOK, hooks, name)
+        _move(own, HOOK, hooks, name)
         return (f"the repository's earlier own hook is now {os.path.join(repo.git_hooks, name)}"
                 ", where the manager that replaced it put the chain")
     with repo.at(INITD_DIR).open() as base:
-        own.move(HOOK, base, REPLACED)
+        _move(own, HOOK, base, REPLACED)
     return (f"a manager wrote its hook over initd's chain: the repository's earlier own "
             f"hook is kept, not run, at {os.path.join(repo.common_dir, INITD_DIR, REPLACED)}")
 
@@ -114,7 +130,7 @@ def _link_siblings(hooks: agentfs.Dir, own: agentfs.Dir) -> None:
     want = {name for name, _ in hooks.names(ENTRIES)
             if name != HOOK and not name.startswith(".") and not name.endswith(".sample")}
     for name, link in own.names(ENTRIES):
-        if link and name not in want:
+        if link and name not in want and name != HOOK:  # (its own hook may be a link)
             own.remove(name)
     for name in sorted(want):
         own.symlink(f"../../hooks/{name}", name)
@@ -158,14 +174,14 @@ def _restore_own(repo: Repo, hooks: agentfs.Dir, own: agentfs.Dir,
     if own.mtime_ns(HOOK) is None:
         return []
     if hooks.mtime_ns(HOOK) is None:
-        own.move(HOOK, hooks, HOOK)
+        _move(own, HOOK, hooks, HOOK)
         return [f"restored {repo.hook}"]
     if _same(own, hooks, HOOK):
         own.remove(HOOK)
         return []
     if leftovers:
         name = leftovers.pop(0)
-        own.move(HOOK, hooks, name)
+        _move(own, HOOK, hooks, name)
         return [f"restored the repository's own hook as {name}, where the manager that "
                 "replaced it put initd's chain"]
     return [f"kept {os.path.join(repo.common_dir, INITD_DIR, OWN_DIR, HOOK)}: the "

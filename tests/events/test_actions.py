@@ -369,3 +369,41 @@ def test_a_failing_fire_and_forget_webhook_is_not_silent(ws: Workspace, receiver
     assert "500" in failed()[0]["error"]
     logged = capfd.readouterr().err
     assert "background hook done" in logged and "500" in logged
+
+
+# --- the package itself (initd/events/actions/__init__.py): a placeholder's value, and
+# what an earlier delivery of the request did with a hook
+
+
+def test_where_a_placeholders_value_comes_from() -> None:
+    from initd.events import templates
+    from tests.support.calls import call
+
+    made = call(payload={"file": "/w/a", "tool_name": "Bash", "SLACK_WEBHOOK": "evil"},
+                variables={"ITERATION": 3, "SLACK_WEBHOOK": "https://real", "PATH": "/x"},
+                env={"SLACK_WEBHOOK": "https://real", "PATH": "/bin", "HOME": "/h"})
+    assert made.lookup("{}", "file") == "/w/a"
+    assert made.lookup("{{}}", "tool_name") == "Bash"
+    assert made.lookup("{{}}", "iteration") == 3  # the table, in lower case
+    assert made.lookup("${}", "ITERATION") == 3  # typed, for conditions
+    assert made.lookup("${}", "SLACK_WEBHOOK") == "https://real"  # never the payload's
+    assert made.lookup("${}", "PATH") == "/bin"  # initd's environment won over the table
+    assert made.lookup("${}", "NOPE") is templates.MISSING and made.value("NOPE") is None
+    assert made._replace(payload={}).lookup("{}", "file") is templates.MISSING
+
+
+def test_what_an_earlier_delivery_did() -> None:
+    from initd.events.actions import ActionResult, Status, replayed
+    from initd.state import jsonview
+    from initd.state.journal import LOST
+
+    ran = ActionResult(Status.FAILED, 2, "out", "no", unknown=("{{x}}",))
+    assert replayed(jsonview.view(ran)) == ran  # recorded: given again, not run
+    assert replayed("started").status == Status.STARTED
+    assert replayed("error").status == Status.ERROR
+    lost = replayed(LOST)
+    assert lost.status == Status.ERROR and lost.fails_closed  # it may have said no
+    assert not replayed(LOST, awaited=False).fails_closed
+    assert replayed({"status": "ok", "exitCode": 0, "bogus": 1}) == ActionResult(Status.OK, 0)
+    assert replayed({"status": "no such status"}).fails_closed  # not what initd wrote
+    assert replayed({"exitCode": 0}).fails_closed and replayed([1]).fails_closed

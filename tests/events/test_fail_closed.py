@@ -2,61 +2,26 @@
 stands in as that hook's error on the events it may be on (standins.py); an answer that
 looks like JSON is read whole, or is the hook's error (answers.py); a payload's value too
 big for an environment is left out of it, and what exec would still refuse is the hook's
-error (variables.py, execsize.py). Tables for the pure parts, the engine for the rest."""
+error (variables.py, execsize.py). Each module's tables are in its own test module
+(test_model.py, test_answers.py, test_variables.py, test_execsize.py,
+dialects/test_discobot.py); here, the engine end to end."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from initd.config.problems import Problem
-from initd.events import answers, execsize, variables
-from initd.events.actions import ActionResult, Status
+from initd.events import answers
 from initd.events.dialects import claude
-from initd.events.dialects.discobot import standing
-from initd.events.model import BLOCKABLE, EVERY, StandIn
+from initd.events.model import BLOCKABLE
 from initd.hooks import discovery
-from initd.hooks.discovery import Broken
 from tests.events.support import Workspace
 
 RM = {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}
 DENY = 'grep -q "rm -rf" && { echo "refusing rm -rf" >&2; exit 2; }; exit 0'
-
-
-@pytest.mark.parametrize(("on", "event", "blockable", "concerns"), [
-    ("pre_tool", "pre_tool", True, True),
-    ("pre_tool", "stop", True, False),  # the event it names, only
-    ("post_tool", "post_tool", False, True),  # an error there, blocking nothing
-    (BLOCKABLE, "stop", True, True),  # not known which: every blockable one
-    (BLOCKABLE, "after_turn", False, False),
-    (EVERY, "after_turn", False, True),  # a hooks directory not read whole
-])
-def test_which_events_a_stand_in_is_on(on: str, event: str, blockable: bool,
-                                       concerns: bool) -> None:
-    assert StandIn("/f", "why", on).concerns(event, blockable) is concerns
-
-
-WS_FILE, IMAGE_FILE = "/ws/.discobot/hooks/10-x.sh", "/etc/initd/hooks.d/10-x.sh"
-
-
-@pytest.mark.parametrize(("broken", "on"), [
-    (Broken(Problem(WS_FILE, None, "", "error"), "pre_tool"), "pre_tool"),
-    (Broken(Problem(WS_FILE, None, "", "error"), "PreToolUse"), "pre_tool"),  # an alias
-    (Broken(Problem(WS_FILE, None, "", "error"), "session"), None),  # plainly no event hook
-    (Broken(Problem(WS_FILE, None, "", "error"), "pre-commit"), None),
-    (Broken(Problem(WS_FILE, None, "", "error"), "pre_tol"), None),  # no event: check says so
-    (Broken(Problem(WS_FILE, None, "", "error")), BLOCKABLE),  # no type, or did not parse
-    (Broken(Problem(WS_FILE, None, "", "error"), ["pre_tool"]), BLOCKABLE),
-    (Broken(Problem(WS_FILE, None, "", "error"), read=False), BLOCKABLE),
-    (Broken(Problem(IMAGE_FILE, None, "", "error"), read=False), None),  # root's own, unreadable
-    (Broken(Problem(IMAGE_FILE, None, "", "error")), BLOCKABLE),
-])
-def test_what_a_broken_hook_file_stands_in_on(broken: Broken, on: str | None) -> None:
-    assert standing(broken, "/etc/initd/hooks.d") == on
 
 
 def test_discovery_says_what_each_broken_file_meant_to_be(tmp_path: Path) -> None:
@@ -95,74 +60,6 @@ def test_claude_load_errors_stand_in_on_their_event(tmp_path: Path) -> None:
         ("post_tool", "claude")]
     assert "hooks.PreToolUse[0].matcher: '^(?!Read$).*'" in found.unread[1].reason
     assert len(found.problems) == 5  # initd hooks check: every one, as before
-
-
-def result(out: str, code: int = 0, **more: Any) -> ActionResult:
-    return ActionResult(Status.OK if code == 0 else Status.FAILED, code, out, **more)
-
-
-@pytest.mark.parametrize(("head", "tail", "whole", "fields"), [
-    (b"short", b"", True, {"stdout": "short"}),
-    (b"a" * 30_000, b"b" * 30_000, True, {"stdout": "a" * 30_000 + "b" * 30_000}),
-    (b"{" + b" " * 200_000, b"}", True, {"stdout": "{" + " " * 32767 + answers.ELIDED
-                                         + " " * 32767 + "}", "answer": "{" + " " * 200_000
-                                         + "}", "cut": False}),
-    (b"x" * 200_000, b"", True, {"stdout": "x" * 32768 + answers.ELIDED + "x" * 32768,
-                                 "answer": None, "cut": False}),  # plain: shown only
-    (b"{" * 10, b"}", False, {"stdout": "{" * 10 + answers.ELIDED + "{" * 10 + "}",
-                              "answer": None, "cut": True}),
-])
-def test_what_a_result_keeps_of_stdout(head: bytes, tail: bytes, whole: bool,
-                                       fields: dict[str, Any]) -> None:
-    assert answers.kept(head, tail, whole) == fields
-
-
-@pytest.mark.parametrize(("given", "read"), [
-    (result("plain text"), None),
-    (result('  {"decision": "block"}\n'), {"decision": "block"}),
-    (result("{…", answer='{"reason": "' + "x" * 100_000 + '"}'), {"reason": "x" * 100_000}),
-    (result("{oops"), "not JSON: Expecting property name"),
-    (result("{" + "[" * 5000 + "]" * 5000 + "}"), "not JSON"),  # (a key is missing)
-    (result('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"), "nested too deep"),
-    (result('{"decision": "block", …', cut=True), "over 1 MiB"),
-])
-def test_reading_an_answer(given: ActionResult, read: dict[str, Any] | str | None) -> None:
-    if isinstance(read, str):
-        with pytest.raises(answers.Unreadable, match=read):
-            answers.read(given)
-    else:
-        assert answers.read(given) == read
-
-
-BIG = "x" * (execsize.STRING_LIMIT + 1)
-
-
-@pytest.mark.parametrize(("table", "env", "left"), [
-    ({"A": "1"}, {"A": "1"}, None),
-    ({"A": "1", "NUL": "a\0b"}, {"A": "1"}, "NUL"),
-    ({"CONTENT": BIG, "A": "1"}, {"A": "1"}, "CONTENT"),
-    ({"PATH": BIG}, {"PATH": "/bin"}, None),  # initd's own wins: nothing to leave out
-    ({f"V{n}": "x" * (90_000 + n * 1000) for n in range(7)},  # 651 KB: over 512 KiB
-     {f"V{n}": "x" * (90_000 + n * 1000) for n in range(5)}, "V5 V6"),  # the biggest go
-])
-def test_a_value_too_big_for_an_environment_is_left_out(
-        table: dict[str, str], env: dict[str, str], left: str | None) -> None:
-    made = variables.environment({"PATH": "/bin"}, table)
-    assert made.pop(variables.LEFT_OUT, None) == left
-    assert made == {"PATH": "/bin", **env}
-
-
-@pytest.mark.parametrize(("argv", "env", "why"), [
-    (["sh", "-c", "true"], {"A": "1"}, None),
-    (["sh", "-c", "x" * 131_072], {}, "its argument 2 is over 128 KiB"),
-    (["sh"], {"INITD_V_1": "x" * 131_061}, None),  # "INITD_V_1=" and its NUL: 131,072
-    (["sh"], {"INITD_V_1": "x" * 131_062}, "its variable INITD_V_1 is over 128 KiB"),
-    (["sh"], {f"V{n}": "x" * 100_000 for n in range(100)}, "more than exec takes"),
-])
-def test_what_exec_would_refuse(argv: list[str], env: dict[str, str], why: str | None
-                                ) -> None:
-    said = execsize.too_big(argv, env)
-    assert said is None if why is None else why in (said or ""), said
 
 
 # --- the engine

@@ -29,7 +29,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, NamedTuple
 
-from initd.events.claude.words import QUOTED, Bound, Word, evaluates, literal, text, word
+from initd.events.claude.words import QUOTED, Bound, Word, evaluates, literal, text, unread, word
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -92,8 +92,8 @@ def read(command: str) -> Reading | None:
     stack: list[tuple[Node, int, bool]] = [(root, 0, False)]
     while stack:
         node, depth, evaluating = stack.pop()
-        if depth > DEPTH_LIMIT:
-            return None
+        if depth > DEPTH_LIMIT or unread(node, data):
+            return None  # (or read as bash does not: a word's text left out)
         if node.type == "command":
             if _reserved(node, data):
                 return None  # `! { rm; }` read as a command named {: bash's is a group

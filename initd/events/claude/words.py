@@ -18,6 +18,8 @@ Bound = tuple[str | None, Word | None]  # a variable set, and its value (None: n
 QUOTED = {"raw_string", "ansi_c_string", "string", "translated_string", "heredoc_body",
           "comment"}
 _BARE_ESCAPE = re.compile(r"\\(.)|\\$", re.DOTALL)
+_BLANK = re.compile(r"[ \t\n]")
+HOLDERS = ("command", "command_name", "concatenation")  # the nodes whose parts are words
 _DOUBLE_ESCAPE = re.compile(r"\\([$`\"\\\n])")
 _ANSI = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}"
                    r"|c.|.)", re.DOTALL)
@@ -70,6 +72,27 @@ def drop(word: Word, skip: int) -> Word:
 
 def text(node: Node, data: bytes) -> str:
     return data[node.start_byte:node.end_byte].decode()
+
+
+def unread(node: Node, data: bytes) -> bool:
+    """Whether the grammar kept text of a HOLDER's out of its named parts, or in one,
+    where words would lose it: ``-$`` in ``rm -$"rf"`` (bash: ``-rf``), the ``$`` of
+    ``x$`` (bash: ``x$``), ``$$`` (the shell's pid), an escaped blank between two parts
+    (``rm \\ -rf``: bash's word is `` -rf``). Only ``$"…"`` (a translated string: its
+    ``$`` is no text) is read."""
+    if node.type not in HOLDERS:
+        return False
+    children = node.children
+    for at, child in enumerate(children):
+        after = children[at + 1] if at + 1 < len(children) else None
+        gap = data[child.end_byte:after.start_byte] if after is not None else b""
+        translated = child.type == "$" and child.end_byte - child.start_byte == 1 and \
+            after is not None and after.type == "string" and not gap
+        if gap.replace(b"\\\n", b"").strip() or (not child.is_named and not translated):
+            return True
+        if child.type == "word" and _BLANK.search(_BARE_ESCAPE.sub("", text(child, data))):
+            return True  # a blank bash splits at, inside one word of the grammar's
+    return False
 
 
 def globbed(source: str) -> bool:

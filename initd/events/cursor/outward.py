@@ -39,7 +39,7 @@ def outward(name: str, call: Call) -> dict[str, Any]:
         "user_email": p.get("user_email"), "transcript_path": p.get("transcript_path")}
     rest = {k: v for k, v in p.items() if k not in CLAUDE_ONLY}
     build = BUILDS.get(name)
-    own = build(p, {**common, "cwd": p.get("cwd") or call.workspace}) if build else {}
+    own = build(p, {**common, "cwd": _text(p, "cwd") or call.workspace}) if build else {}
     return {**common, **rest, **own, "hook_event_name": name}
 
 
