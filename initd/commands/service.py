@@ -95,19 +95,7 @@ def main(argv: Sequence[str]) -> int:
                           command=args.agent_command, guards=guards(args.guards_fd, logger))
     server = httpd.UnixWSGIServer(sock, make_app(service), max_body=EVENT_BODY)
 
-    stopping: list[int] = []
-
-    def stop(signum: int, frame: object) -> None:
-        # (once: a second signal runs this again inside the first, where cancel() may
-        # hold a lock of its own thread's)
-        if stopping:
-            return
-        stopping.append(signum)
-        service.cancel()
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    stop_on_signals(service, server)
     logger.info("control API listening", socket=config.socket)
     if link is not None:
         link.ready()
@@ -123,3 +111,20 @@ def main(argv: Sequence[str]) -> int:
             except OSError:
                 pass  # gone already, or in root's directory and we are the agent now
     return 0
+
+
+def stop_on_signals(service: HookService, server: httpd.UnixWSGIServer) -> None:
+    """TERM or INT: cancel what runs, then end the server (from a thread: shutdown waits
+    for the loop this thread runs). Once: a second signal runs the handler again inside
+    the first, where cancel() may hold a lock of this thread's."""
+    stopping: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        if stopping:
+            return
+        stopping.append(signum)
+        service.cancel()
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)

@@ -20,7 +20,7 @@ from initd.http import bind
 
 def test_born_0660_and_listening(tmp_path: Path) -> None:
     path = tmp_path / "run" / "initd.sock"
-    with bind.bind(str(path)) as server:
+    with bind.listen(str(path)) as server:
         info = path.lstat()
         assert stat.S_ISSOCK(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o660
         with socket.socket(socket.AF_UNIX) as client:
@@ -34,8 +34,8 @@ def test_a_socket_a_crash_left_is_replaced_a_live_one_never(tmp_path: Path) -> N
     stale = socket.socket(socket.AF_UNIX)
     stale.bind(path)
     stale.close()  # a crash: the file stays, no one listens
-    with bind.bind(path), pytest.raises(InitdError, match="is in use"):
-        bind.bind(path)
+    with bind.listen(path), pytest.raises(InitdError, match="is in use"):
+        bind.listen(path)
     assert Path(path).exists()
 
 
@@ -51,7 +51,7 @@ def test_anything_else_at_the_path_is_an_error_never_deleted(tmp_path: Path,
         (tmp_path / "target").write_text("x")
         path.symlink_to(tmp_path / "target")
     with pytest.raises(InitdError, match="exists and is not a socket"):
-        bind.bind(str(path))
+        bind.listen(str(path))
     assert os.path.lexists(path)
 
 
@@ -67,11 +67,11 @@ def test_not_root_only_in_a_directory_no_one_else_could_have_made() -> None:
         os.mkdir(loose)
         os.chmod(loose, 0o777)
         try:
-            bind.bind(os.path.join(loose, "s.sock"))
+            bind.listen(os.path.join(loose, "s.sock"))
             print("bound")
         except InitdError as err:
             print("refused" if "that only its owner may write to" in str(err) else err)
-        bind.bind(os.path.join(base, "own", "s.sock")).close()
+        bind.listen(os.path.join(base, "own", "s.sock")).close()
         print(oct(os.stat(os.path.join(base, "own")).st_mode & 0o777))
         import shutil; shutil.rmtree(base)
     """)
