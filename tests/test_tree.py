@@ -1,13 +1,14 @@
 """Tests mirror the tree (CONTRIBUTING.md, "Where the tests are"): every module of initd
 with logic of its own has its direct tests at the path its own path says,
 ``initd/<tier>/…/<module>.py`` -> ``tests/<tier>/…/test_<module>.py`` (a package's
-``__init__.py`` -> ``tests/<tier>/…/test_<package>.py``), and that test module imports it
-by name. A module has logic of its own when it defines a function or method whose body
+``__init__.py`` -> ``tests/<tier>/…/test_<package>.py``; beside it, one aspect a file:
+``test_<module>_<aspect>.py``), and one of them imports it by name. A module has logic
+of its own when it defines a function or method whose body
 is more than a docstring, ``...`` or ``pass`` (constants, re-exports and Protocols have
 none). The purpose suites (conformance/, security/, e2e/, bundle/) come besides these.
 
-TIERS names the tiers the check covers: the lead moves pid1/, process/ and supervisor/
-(and cli.py, errors.py) to it as their rewrite lands."""
+TIERS names the tiers the check covers: every folder of initd, and the top level's
+modules (cli.py, errors.py) as tier ""."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE, TESTS = ROOT / "initd", ROOT / "tests"
-TIERS = ("config", "state", "http", "hooks", "events", "devcontainer", "service", "commands")
+TIERS = ("", "pid1", "process", "config", "state", "http", "hooks", "events", "devcontainer",
+         "supervisor", "service", "commands")
 # Modules whose mirrored tests run them as a process, not imported: what a probe's
 # process imports is what it is tested for (each import costs every pod's probes).
 PROCESS_TESTED = {"initd.commands.probe"}
@@ -58,7 +60,8 @@ def imported(test: Path, known: set[str]) -> set[str]:
 
 
 def modules(tiers: tuple[str, ...]) -> list[Path]:
-    return [path for tier in tiers for path in sorted((PACKAGE / tier).rglob("*.py"))]
+    return [path for tier in tiers for path in (
+        sorted(PACKAGE.glob("*.py")) if tier == "" else sorted((PACKAGE / tier).rglob("*.py")))]
 
 
 def missing(tiers: tuple[str, ...]) -> list[str]:
@@ -70,10 +73,12 @@ def missing(tiers: tuple[str, ...]) -> list[str]:
         name, test = module_name(path), mirror(path)
         if not has_logic(path):
             continue
-        if not test.is_file():
+        tests = [test, *sorted(test.parent.glob(f"{test.stem}_*.py"))]
+        if not test.is_file() and len(tests) == 1:
             said.append(f"{name}: no {test.relative_to(ROOT)}")
-        elif name not in PROCESS_TESTED and name not in imported(test, known):
-            said.append(f"{name}: {test.relative_to(ROOT)} does not import it")
+        elif name not in PROCESS_TESTED and not any(
+                name in imported(t, known) for t in tests if t.is_file()):
+            said.append(f"{name}: {test.relative_to(ROOT)} (or its aspects) does not import it")
     return said
 
 

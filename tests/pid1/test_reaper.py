@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.support.harness import SUPPORT, UNSHARE, ns_pid, run
+from initd.pid1 import reaper
+from tests.support.harness import SUPPORT, UNSHARE, ns_pid, run, wait_for
 
 STORM = [sys.executable, str(SUPPORT / "orphans.py")]
 
@@ -75,3 +78,38 @@ def test_subreaper_sweep_spares_processes_outside_its_tree(initd) -> None:
     finally:
         bystander.send_signal(signal.SIGKILL)
         bystander.wait()
+
+
+def test_an_exit_status_is_what_a_shell_reports() -> None:
+    """reaper.exit_code: N for an exit, 128+S for a death by signal S (tini's, bash's $?)."""
+    for script, code in (("exit 0", 0), ("exit 3", 3), ("exit 255", 255),
+                         ("kill -TERM $$", 143), ("kill -KILL $$", 137)):
+        pid = os.fork()
+        if pid == 0:
+            os.execv("/bin/sh", ["sh", "-c", script])
+        _, status = os.waitpid(pid, 0)
+        assert reaper.exit_code(status) == code, script
+
+
+def test_descendants_are_found_from_one_pass_over_proc(tmp_path: Path) -> None:
+    """reaper.descendants: children and grandchildren of a real tree, never the root
+    itself nor a process outside it, whatever its command's name holds."""
+    odd = tmp_path / "a) b ("  # (a name with blanks and parentheses, as /proc/PID/stat shows it)
+    odd.symlink_to("/bin/sleep")
+    tree = subprocess.Popen(["sh", "-c", f"'{odd}' 60 & sleep 60 & wait"])
+    outside = subprocess.Popen(["sleep", "60"])
+    try:
+        def found() -> list[int] | None:
+            below = reaper.descendants(tree.pid)
+            return below if len(below) >= 2 else None
+        below = wait_for(found, timeout=30, what="the tree's two sleeps")
+        assert isinstance(below, list)
+        assert tree.pid not in below and outside.pid not in below
+        assert len(below) == 2
+    finally:
+        for pid in reaper.descendants(tree.pid):
+            os.kill(pid, 9)
+        tree.kill()
+        outside.kill()
+        tree.wait()
+        outside.wait()

@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import pwd
 import signal
+import subprocess
+import sys
 
 import pytest
 
+from initd.errors import InitdError
+from initd.process import users
 from tests.support.harness import run, wait_for
 
 PROBE = ('id -u; id -g; id -G; echo "home=$HOME user=$USER logname=$LOGNAME shell=$SHELL"; '
@@ -80,3 +84,33 @@ def test_user_signal_forwarding_still_works(initd, agent_user: pwd.struct_passwd
     assert sleeps[0].uids().real == agent_user.pw_uid  # type: ignore[index]
     init.signal(signal.SIGTERM)
     assert init.wait() == 128 + signal.SIGTERM
+
+
+def test_lookup_by_name_or_uid_is_passwds_entry_and_its_groups_exactly() -> None:
+    entry = pwd.getpwnam("nobody")
+    for spec in ("nobody", str(entry.pw_uid)):
+        account = users.lookup(spec)
+        assert (account.name, account.uid, account.gid, account.home) == (
+            "nobody", entry.pw_uid, entry.pw_gid, entry.pw_dir)
+        assert set(account.groups) == set(os.getgrouplist("nobody", entry.pw_gid))
+        assert 0 not in account.groups  # (invariant 3: no root group survives)
+    assert users.lookup("nobody").env() == {"HOME": entry.pw_dir, "USER": "nobody",
+                                            "LOGNAME": "nobody", "SHELL": entry.pw_shell}
+
+
+def test_an_unknown_user_is_an_error_never_a_guess() -> None:
+    for spec in ("no-such-user-initd", "4000000000", "", "../root"):
+        with pytest.raises(InitdError, match="unknown user"):
+            users.lookup(spec)
+
+
+def test_the_agent_is_nobody_else_when_not_root() -> None:
+    """Not root, initd cannot switch users: the agent is this process's own user, or
+    None (run as itself), never an error for an image's INITD_USER."""
+    code = ("import os; from initd.process import users; "
+            "print(users.agent('root'), users.agent('nobody').name, users.agent('no-such-x'),"
+            " users.current().uid == os.geteuid())")
+    out = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                          sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/"})
+    assert out.stdout.split() == ["None", "nobody", "None", "True"]
