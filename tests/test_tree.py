@@ -23,7 +23,11 @@ TIERS = ("", "pid1", "process", "config", "state", "http", "hooks", "events", "d
          "supervisor", "service", "commands")
 # Modules whose mirrored tests run them as a process, not imported: what a probe's
 # process imports is what it is tested for (each import costs every pod's probes).
-PROCESS_TESTED = {"initd.commands.probe"}
+PROCESS_TESTED = {"initd.commands.probe",
+                  # the supervisor's loop and its signal handlers are the process's own:
+                  # their tests run a real initd, or the channel in a child of its own
+                  "initd.supervisor.boot", "initd.supervisor.supervised",
+                  "initd.supervisor.sigchan"}
 
 
 def module_name(path: Path) -> str:

@@ -99,9 +99,8 @@ class Ops:
             self._rewriting.release()
         if got.exec_error is not None or got.timed_out or got.exit_code != 0:
             why = got.exec_error or ("timed out" if got.timed_out else
-                                     got.stderr.text().strip().removeprefix("initd: ")
-                                     or f"exit code {got.exit_code}")
-            return {"error": why.splitlines()[-1][:2000]}
+                                     got.stderr.text().strip() or f"exit code {got.exit_code}")
+            return {"error": why.splitlines()[-1].removeprefix("initd: ")[:2000]}
         done = got.stdout.text().strip()
         self.log.info("pre-commit chain refreshed", result=done)
         return {"result": done}
