@@ -29,7 +29,7 @@ MAX_DEPTH = 200  # arrays and objects inside one another (json.loads: its recurs
 MAX_VALUES = 65536  # arrays' elements and objects' members, all together
 MAX_SHAPE = 2 * 2**20  # bytes of the body outside its decoded-apart strings
 STRUCTURE = re.compile(rb'["\[\]{},]')
-BLANK = b" \t\r\n"
+BLANKS = re.compile(rb"[ \t\r\n]+")
 BOM = b"\xef\xbb\xbf"
 BACKSLASH, QUOTE = 0x5C, b'"'
 HIGH = (b"d8", b"d9", b"da", b"db")  # \uD800-\uDBFF: the first of a surrogate pair
@@ -94,7 +94,7 @@ class _Scan:
     def _outside(self, buf: bytes, i: int, at: int) -> int:
         found = STRUCTURE.search(buf, i)
         j = len(buf) if found is None else found.start()
-        self._shape(buf[i:j].translate(None, BLANK))
+        self._shape(BLANKS.sub(b" ", buf[i:j]))  # (a run of blanks is one: "1 2" stays two)
         if found is None:
             return j
         char = buf[j : j + 1]
@@ -140,7 +140,7 @@ class _Scan:
         if literal is None:
             self.apart.append((begun, end))
         else:
-            self.apart.append(_text(bytes(literal[1:]).decode("utf-8", "surrogatepass")))
+            self.apart.append(_text(_utf8(bytes(literal[1:]))))
         self._shape(b'"\\u0000%s:%d"' % (self.token.encode(), len(self.apart) - 1))
 
     def _shape(self, more: bytes | bytearray) -> None:
@@ -156,6 +156,13 @@ def _slashes(buf: bytes, lo: int, end: int, before: int) -> int:
     while n > lo and buf[n - 1] == BACKSLASH:
         n -= 1
     return end - n + (before if n == lo else 0)
+
+
+def _utf8(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise NotJson("body is not valid JSON (not UTF-8)") from None
 
 
 def _text(inside: str) -> str:

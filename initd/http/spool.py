@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 SPOOL_AT = 64 * 1024  # bytes of a body kept in memory; a longer one goes to a file
 MAX_SPOOLED = 64 * 2**20  # of the spooled bodies at once: arriving, queued, at work
 NO_ROOM = "too many large requests at once; try again"
+# The long strings read from the bodies still open, by id: (the string, where its
+# literal is in the body's file, the body). A hook's stdin copies them from there.
+_PLACES: dict[int, tuple[str, int, int, Body]] = {}
+_PLACES_LOCK = threading.Lock()  # (a worker keeps and closes, hooks' feeds look)
 
 
 class Spool:
@@ -69,6 +73,7 @@ class Body:
         self._fd = fd
         self._at = 0  # where read() goes on from
         self._closed = fd < 0
+        self._kept: list[int] = []  # its places in _PLACES
 
     def add(self, data: bytes | bytearray | memoryview) -> int:
         """What came of the body (past its end, nothing is taken): written to its file,
@@ -98,10 +103,37 @@ class Body:
         self._at += len(data)
         return data
 
+    def keep(self, places: dict[int, tuple[str, int, int]]) -> None:
+        """Where the long strings read from it are in its file (jsonbody.Read.places):
+        until it is closed, a hook's stdin copies them from there (``opened``)."""
+        with _PLACES_LOCK:
+            for key, (text, start, end) in places.items():
+                _PLACES[key] = (text, start, end, self)
+                self._kept.append(key)
+
     def close(self) -> None:
         """Its file goes (no name led to it) and its room is given back; once."""
-        if self._closed:
-            return
-        self._closed = True
+        with _PLACES_LOCK:
+            for key in self._kept:
+                _PLACES.pop(key, None)
+            self._kept.clear()
+            if self._closed:
+                return
+            self._closed = True
         os.close(self._fd)
         self.spool._give_back(self.size)
+
+
+def opened(text: str) -> tuple[int, int, int] | None:
+    """Where a long string read from a body still open is, as JSON, the client's own
+    bytes: (a descriptor of its file, the caller's to close; where its literal starts
+    and ends, quotes included); None if it is no such string (or no descriptor can be
+    had: it is then encoded instead)."""
+    with _PLACES_LOCK:
+        found = _PLACES.get(id(text))
+        if found is None or found[0] is not text:
+            return None
+        try:
+            return os.dup(found[3].fileno()), found[1], found[2]
+        except OSError:
+            return None

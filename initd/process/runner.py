@@ -126,8 +126,8 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     mark = None if on_running is None else (started + RUNNING_MARK_AFTER, on_running)
     held: list[Reader] | None = [] if keeper is not None else None
     stream = Stream(child.popen.stdout, out, account)
-    timed_out, cancelled = _pump(child, stdin, [stream], started + timeout, grace, cancel,
-                                 mark, held)
+    timed_out, cancelled = _watched(child, stdin, [stream], started + timeout, grace,
+                                    cancel, mark, held)
     returncode = child.poll()
     assert returncode is not None
     if timed_out:
@@ -156,6 +156,18 @@ def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
     out.add(f"[initd: {reason}]\n".encode())
     out.close()
     return _result(126, None, False, False, started, out, reason)._replace(refused=True)
+
+
+def _watched(child: spawn.Child, stdin: Stdin, streams: Sequence[Reader],
+             deadline: float, grace: float, cancel: threading.Event | None,
+             mark: tuple[float, Callable[[spawn.Child], None]] | None = None,
+             held: list[Reader] | None = None) -> tuple[bool, bool]:
+    """``_pump``; what it raises (a stdin's file that failed) stops the group first."""
+    try:
+        return _pump(child, stdin, streams, deadline, grace, cancel, mark, held)
+    except BaseException:
+        spawn.stop(child, signal.SIGTERM, grace)
+        raise
 
 
 def _pump(child: spawn.Child, stdin: Stdin, streams: Sequence[Reader],
@@ -250,9 +262,9 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
         discard(stdin)
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     assert child.popen.stdout is not None and child.popen.stderr is not None
-    timed_out, cancelled = _pump(child, stdin, [Plain(child.popen.stdout, out.add),
-                                                Plain(child.popen.stderr, err.add)],
-                                 started + timeout, grace, cancel)
+    timed_out, cancelled = _watched(child, stdin, [Plain(child.popen.stdout, out.add),
+                                                   Plain(child.popen.stderr, err.add)],
+                                    started + timeout, grace, cancel)
     returncode = child.poll()
     assert returncode is not None
     limit = None if timed_out or cancelled else killed_by(returncode, limits)

@@ -118,7 +118,9 @@ def _body(environ: Environ, limit: int = MAX_BODY) -> dict[str, Any]:
     body = environ["wsgi.input"]
     try:
         if isinstance(body, Body):  # past SPOOL_AT, in its file: read a piece at a time
-            data = jsonbody.load(body.fileno(), length).value
+            read = jsonbody.load(body.fileno(), length)
+            body.keep(read.places)  # (hooks' stdin copies its long strings from there)
+            data = read.value
         else:
             data = json.loads(body.read(length) if length else b"{}")
     except jsonbody.TooBig as err:
