@@ -8,9 +8,11 @@ payload (the tight goal, 2x, is measured by make bench: bench/payload.py)."""
 from __future__ import annotations
 
 import hashlib
+import http.server
 import json
 import signal
 import socket
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,6 +129,47 @@ def test_what_a_long_string_holds_at_the_cuts_reaches_the_hooks(
     assert code == 200 and [r["status"] for r in out["results"]] == ["ok", "ok"], out
     meant = json.loads(body)["tool_input"]["content"]  # (escaped halves make one pair)
     each_got(kept, meant, literal(content, ascii_only))
+
+
+@pytest.mark.slow
+def test_an_http_hook_is_sent_the_payload_whole(tmp_path: Path) -> None:
+    """A Claude Code ``type: http`` hook: its POST body is the stdin a command hook reads,
+    sent a piece at a time with its Content-Length."""
+    got: dict[str, Any] = {}
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["Content-Length"])
+            got.update(length=length, body=self.rfile.read(length))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    repo = git_repo(tmp_path / "ws")
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Write", "hooks": [{"type": "http", "url": "http://127.0.0.1:"
+                                        f"{server.server_address[1]}/hook"}]}]}}))
+    sid = f"app-{uuid.uuid4().hex[:8]}"
+    proc = start(str(tmp_path / "s.sock"), str(repo), sid)
+    try:
+        content = text_of(3 * MiB, "é\"\\\nline ")
+        code, out = post(str(tmp_path / "s.sock"), "/v1/events/pre_tool",
+                         write_event(content, False))
+        assert code == 200 and [r["status"] for r in out["results"]] == ["ok"], out
+        assert got["length"] == len(got["body"]) > 3 * MiB
+        assert json.loads(got["body"])["tool_input"]["content"] == content
+        assert literal(content, False) in got["body"]
+    finally:
+        server.shutdown()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        forget_session(sid)
 
 
 @pytest.mark.slow
