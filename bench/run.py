@@ -20,6 +20,8 @@ the same run on the same machine (never as timed unit tests).
     26b. while agent-like processes churn connections to it (bench/probeport.py)
 32. initd emit --from AGENT's round trip with one guard, for each agent, against the
     same hook spawned directly (bench/agents.py)
+33. a 16 MiB Write event: the hook service's peak RSS against the payload and against
+    its idle RSS (bench/payload.py)
 29-31. a start's CPU and time to the agent, quiet and with every core busy, and where
     the CPU goes (bench/cpu.py)
 27-28. a devcontainer.json command's output: a waited stage printing 3 million lines
@@ -279,6 +281,9 @@ def run_all() -> None:
 
     service.main()
     events.main()
+    import payload  # bench/payload.py: a 16 MiB event's cost in the service's memory
+
+    payload.main()
     import agents  # bench/agents.py: initd emit --from AGENT, for each agent
 
     agents.main()

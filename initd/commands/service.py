@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from initd.commands.options import Parser, socket_option, workspace_option
 from initd.config import log, settings, values
 from initd.http import server as httpd
+from initd.http.spool import Spool
 from initd.process import users
 from initd.service.app import EVENT_BODY, make_app
 from initd.service.core import HookService
@@ -93,7 +94,8 @@ def main(argv: Sequence[str]) -> int:
         ctx = ctx._replace(trust=ctx.trust.asking(link.trust_verdict))  # root's 0600 store
     service = HookService(ctx, config.hooks_dir, config.max_reprompts, link,
                           command=args.agent_command, guards=guards(args.guards_fd, logger))
-    server = httpd.UnixWSGIServer(sock, make_app(service), max_body=EVENT_BODY)
+    server = httpd.UnixWSGIServer(sock, make_app(service), max_body=EVENT_BODY,
+                                  spool=Spool(ctx.state.child(ctx.session_id, "spool")))
 
     stop_on_signals(service, server)
     logger.info("control API listening", socket=config.socket)

@@ -62,11 +62,12 @@ def environment(base: dict[str, str], table: dict[str, Any]) -> dict[str, str]:
     that cannot be a variable is left out (the hook has the whole payload on stdin), and
     LEFT_OUT names those: one holding a NUL byte, one over what exec takes (a Write's
     whole file: execsize.STRING_LIMIT), and the biggest while all of them together are
-    over PAYLOAD_BUDGET. A variable exec refuses (E2BIG) would stop the hook."""
-    texts = {k: templates.text(v) for k, v in table.items()}
-    given = {k: v for k, v in texts.items() if k not in OWN and exportable(k)
+    over PAYLOAD_BUDGET. A variable exec refuses (E2BIG) would stop the hook. A value
+    surely over the limit is left out without its text ever being made (a Write's
+    file, or the tool input that holds it: no copy of it per hook)."""
+    given = {k: v for k, v in table.items() if k not in OWN and exportable(k)
              and k not in base}
-    own = {k: v for k, v in texts.items() if k in OWN}
+    own = {k: templates.text(v) for k, v in table.items() if k in OWN}
     kept, left = _fitting(given)
     env = {k: v for k, v in {**kept, **base, **own}.items() if "\0" not in v}
     if left:
@@ -74,11 +75,17 @@ def environment(base: dict[str, str], table: dict[str, Any]) -> dict[str, str]:
     return env
 
 
-def _fitting(given: dict[str, str]) -> tuple[dict[str, str], set[str]]:
+def _fitting(given: dict[str, Any]) -> tuple[dict[str, str], set[str]]:
     """(the payload's variables that fit an environment, the names of those left out)."""
-    left = {k for k, v in given.items()
-            if "\0" in v or execsize.size(f"{k}={v}") - execsize.POINTER > execsize.STRING_LIMIT}
-    kept = {k: v for k, v in given.items() if k not in left}
+    kept: dict[str, str] = {}
+    left: set[str] = set()
+    for name, value in given.items():
+        text = None if _over(value, execsize.STRING_LIMIT) else templates.text(value)
+        if text is None or "\0" in text or \
+                execsize.size(f"{name}={text}") - execsize.POINTER > execsize.STRING_LIMIT:
+            left.add(name)
+        else:
+            kept[name] = text
     total = sum(execsize.size(f"{k}={v}") for k, v in kept.items())
     for name in sorted(kept, key=lambda k: -len(kept[k])):
         if total <= PAYLOAD_BUDGET:
@@ -86,3 +93,18 @@ def _fitting(given: dict[str, str]) -> tuple[dict[str, str], set[str]]:
         total -= execsize.size(f"{name}={kept.pop(name)}")
         left.add(name)
     return kept, left
+
+
+def _over(value: Any, limit: int) -> bool:
+    """Is ``value``'s text (templates.text) surely over ``limit`` bytes? Found from its
+    strings' lengths (a character is a byte at least), without making the text."""
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list | tuple):
+            stack += item
+    return total > limit

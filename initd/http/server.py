@@ -24,6 +24,7 @@ from initd.errors import shown
 from initd.http import wire
 from initd.http.bind import BACKLOG as BACKLOG  # (here too: callers name the server's)
 from initd.http.bind import listen as listen
+from initd.http.spool import Spool
 from initd.http.wire import REASONS as REASONS
 from initd.http.workers import Workers
 from initd.pid1.log import write_line
@@ -74,7 +75,7 @@ class UnixWSGIServer:
     def __init__(self, sock: socket.socket, app: Callable[..., Iterable[bytes]],
                  quick: frozenset[str] = QUICK, *, inline: bool = False,
                  max_waiting: int | None = None, name: str = "initd service",
-                 max_body: int = MAX_BODY) -> None:
+                 max_body: int = MAX_BODY, spool: Spool | None = None) -> None:
         self.socket = sock  # already bound and listening: ours, or inherited
         self.quick = quick  # paths answered by the reading thread itself
         self.inline = inline  # every path answered so (an app that only reads a dict)
@@ -82,6 +83,7 @@ class UnixWSGIServer:
         self.burst = max(1, min(ACCEPT_BURST, self.max_waiting // 4))
         self.name = name  # who says a line about a failure
         self.max_body = max_body  # the service's: an event's payload (a Write's file)
+        self.spool = spool  # where a body past SPOOL_AT goes (the service's: spool.py)
         self.socket.setblocking(False)
         self.app = app
         self._poller = select.epoll()
@@ -251,23 +253,25 @@ class UnixWSGIServer:
             environ = self._request(waiting)
         except wire.Refused as refused:
             self._forget(conn)
-            self._answer_now(conn, refused.status, {"error": str(refused)})
+            wire.answer_json(conn, refused.status, {"error": str(refused)}, INLINE_WRITE)
             return
         if environ is None:
             return  # more to come
         self._forget(conn)
         if self.inline or environ["PATH_INFO"] in self.quick:
-            wire.respond(conn, self.app, environ, INLINE_WRITE)  # (then closed)
+            wire.respond(conn, self.app, environ, INLINE_WRITE,  # (then closed)
+                         lambda: wire.let_go(environ))
             return
         no_room = self.workers.give(conn, environ)
         if no_room is not None:
-            self._answer_now(conn, 503, {"error": no_room})
+            wire.let_go(environ)
+            wire.answer_json(conn, 503, {"error": no_room}, INLINE_WRITE)
 
     def _request(self, waiting: _Waiting) -> dict[str, Any] | None:
         """The request's WSGI environ once it is all there; None while more is to come."""
         held = len(waiting.data)
         try:
-            whole = waiting.whole(self.max_body)
+            whole = waiting.whole(self.max_body, self.spool)
         finally:
             self._buffered -= held - len(waiting.data)  # (the head, once parsed)
         return None if whole is None else wire.wsgi_environ(self.base_environ, *whole)
@@ -284,6 +288,8 @@ class UnixWSGIServer:
         waiting = self._waiting.pop(conn, None)
         if waiting is not None:
             self._buffered -= len(waiting.data)
+            if waiting.body is not None:  # (gone before its body was all there)
+                waiting.body.close()
         if self._watched.pop(conn.fileno(), None) is not None:
             with contextlib.suppress(OSError):
                 self._poller.unregister(conn.fileno())
@@ -292,6 +298,3 @@ class UnixWSGIServer:
         self._forget(conn)
         with contextlib.suppress(OSError):
             conn.close()
-
-    def _answer_now(self, conn: socket.socket, status: int, body: dict[str, Any]) -> None:
-        wire.answer_json(conn, status, body, INLINE_WRITE)  # (the reading thread's)

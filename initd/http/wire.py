@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from initd.http.spool import SPOOL_AT, Body, Spool
+
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
            409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content",
            431: "Request Header Fields Too Large", 500: "Internal Server Error",
@@ -113,7 +115,7 @@ class Arriving:
     """One request as its bytes come (the server adds each read to ``data``): whole once
     its head and as much body as its Content-Length says are in."""
 
-    __slots__ = ("data", "head", "scanned", "skipped")
+    __slots__ = ("body", "data", "head", "scanned", "skipped")
 
     def __init__(self) -> None:
         self.data = bytearray()
@@ -121,13 +123,18 @@ class Arriving:
         self.scanned = 0  # bytes known to hold no end of the head: a slowloris's every
         # byte would otherwise search again all that it sent before
         self.skipped = 0  # bytes of a body over max_body read and dropped
+        self.body: Body | None = None  # a body past SPOOL_AT, in its file as it comes
+        # (the arriving request's until it is whole: its owner closes it if it never is)
 
-    def whole(self, max_body: int) -> tuple[Head, bytes] | None:
+    def whole(self, max_body: int, spool: Spool | None = None
+              ) -> tuple[Head, bytes | Body] | None:
         """The head and the body once they are there; None while more is to come;
         Refused. A body over ``max_body`` is read to its end and dropped as it comes (the
         app gets none of it, and refuses it by its Content-Length): answered before it was
         all read, the client still sending would have the connection reset, and lose the
-        answer (an agent's harness read that as a guard's "go ahead")."""
+        answer (an agent's harness read that as a guard's "go ahead"). With a ``spool``,
+        a body past SPOOL_AT goes to its file as it comes (memory holds none of it); one
+        the spool could not keep is read to its end too, then refused with a 503."""
         if self.head is None:
             end = self.data.find(b"\r\n\r\n", self.scanned)
             if end < 0:
@@ -142,23 +149,50 @@ class Arriving:
             self.skipped += len(self.data)
             del self.data[:]
             return None if self.skipped < length else (self.head, b"")
+        if spool is not None and length > SPOOL_AT:
+            return self._spooled(spool, length)
         if len(self.data) < length:
             return None  # the body is still coming
-        return self.head, bytes(self.data[:length])
+        return self.head, bytes(memoryview(self.data)[:length])
+
+    def _spooled(self, spool: Spool, length: int) -> tuple[Head, Body] | None:
+        if self.body is None:
+            self.body = spool.take(length)
+        self.body.add(self.data)
+        del self.data[:]
+        if not self.body.whole:
+            return None
+        body, self.body = self.body, None
+        if body.why is not None:
+            body.close()
+            raise Refused(503, body.why)
+        assert self.head is not None
+        return self.head, body
 
 
-def wsgi_environ(base: dict[str, Any], head: Head, body: bytes) -> dict[str, Any]:
-    """The WSGI environ of a whole request: ``base`` (the server's), its head, its body."""
+def wsgi_environ(base: dict[str, Any], head: Head, body: bytes | Body) -> dict[str, Any]:
+    """The WSGI environ of a whole request: ``base`` (the server's), its head, its body
+    (in memory, or in its file: ``wsgi.input`` is then the spool's Body, closed once the
+    request is answered: ``let_go``)."""
     method, path, query, headers, _ = head
     made = {**base, "REQUEST_METHOD": method, "PATH_INFO": path,
             "QUERY_STRING": query, "CONTENT_TYPE": headers.get("content-type", ""),
             "CONTENT_LENGTH": headers.get("content-length", ""),
-            "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr}
+            "wsgi.input": body if isinstance(body, Body) else io.BytesIO(body),
+            "wsgi.errors": sys.stderr}
     for name, value in headers.items():
         key = "HTTP_" + name.upper().replace("-", "_")
         if key not in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
             made[key] = value
     return made
+
+
+def let_go(environ: dict[str, Any]) -> None:
+    """What the request's body held is free: its file closed (a spooled one), its bytes
+    dropped. Once the app has answered; again does nothing."""
+    body = environ.pop("wsgi.input", None)
+    if isinstance(body, Body):
+        body.close()
 
 
 def respond(conn: socket.socket, app: Callable[..., Iterable[bytes]],

@@ -1,8 +1,10 @@
 """The workers that answer what the server's reading thread (server.py) could not answer
 at once: at most WORKERS threads, started as requests come; at most MAX_QUEUED requests
 waiting for one; and the bodies over the server's small-body size counted against
-MAX_HELD while they wait or are at work (1,024 queued events of 16 MiB would otherwise
-sit in memory). A request that finds no room is refused with a 503, never held."""
+MAX_HELD while they wait or are at work: what the app holds of them once it has read
+them (a spooled body waits in its file, spool.py, but 16 events of 16 MiB read at once
+would hold 16 payloads in memory). A request that finds no room is refused with a 503,
+never held."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from initd.http import wire
+from initd.http.spool import Body
 
 MAX_QUEUED = 1024  # whole requests waiting for a worker; past it, 503 at once
 WORKERS = 16  # requests at work at once (discovery, status, a turn, an event's hooks)
 WRITE_TIMEOUT = 10.0  # seconds a client has to take its answer (from a worker)
-MAX_HELD = 64 * 2**20  # of the bodies over the small size, waiting or at work
+MAX_HELD = 16 * 2**20  # of the bodies over the small size, waiting or at work: one
+# event's payload of the largest the service takes (app.EVENT_BODY), or several smaller
 
 
 class Workers:
@@ -52,8 +56,8 @@ class Workers:
     def _hold(self, environ: dict[str, Any]) -> int:
         """The bytes of a body over ``small``, held until it is answered (0 for a smaller
         one: MAX_QUEUED bounds those); -1 when there is no room for it."""
-        with environ["wsgi.input"].getbuffer() as body:
-            size = body.nbytes
+        body = environ["wsgi.input"]
+        size = body.size if isinstance(body, Body) else len(body.getvalue())  # (no copy)
         with self._held_lock:
             if size > self.small and self.held + size > MAX_HELD:
                 return -1
@@ -84,7 +88,7 @@ class Workers:
         def release() -> None:
             if not released:
                 released.append(True)
-                environ.pop("wsgi.input", None)  # (the body itself goes, not only its count)
+                wire.let_go(environ)  # (the body itself goes, not only its count)
                 with self._held_lock:
                     self.held -= held
 

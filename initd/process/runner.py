@@ -20,6 +20,7 @@ from typing import BinaryIO, NamedTuple, Protocol
 
 from initd.errors import InitdError
 from initd.process import spawn
+from initd.process.feed import Feed, Stdin, discard
 from initd.process.limits import NONE as NO_LIMITS
 from initd.process.limits import Limits, killed_by
 from initd.process.output import KEEP, Kept, Output
@@ -92,7 +93,7 @@ def from_wire(fields: dict[str, object]) -> Result:
 
 
 def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
-        timeout: float, log: BinaryIO | OSError, log_path: str, stdin: bytes | None = None,
+        timeout: float, log: BinaryIO | OSError, log_path: str, stdin: Stdin = None,
         grace: float = 5.0, cap: int = LOG_CAP,
         on_line: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
@@ -114,6 +115,7 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
             stdout=spawn.PIPE, stderr=spawn.STDOUT, limits=limits,
             new_session=keeper is not None))
     except InitdError as err:  # not found 127, not executable 126; no working directory 126
+        discard(stdin)
         out.note(f"[initd: {err}]\n")
         out.close()
         code = err.exit_code if isinstance(err, spawn.ExecFailed) else 126
@@ -124,8 +126,8 @@ def run(path: str, *, env: Mapping[str, str], cwd: str, account: Account | None,
     mark = None if on_running is None else (started + RUNNING_MARK_AFTER, on_running)
     held: list[Reader] | None = [] if keeper is not None else None
     stream = Stream(child.popen.stdout, out, account)
-    timed_out, cancelled = _pump(child, stdin, [stream], started + timeout, grace, cancel,
-                                 mark, held)
+    timed_out, cancelled = _watched(child, stdin, [stream], started + timeout, grace,
+                                    cancel, mark, held)
     returncode = child.poll()
     assert returncode is not None
     if timed_out:
@@ -156,7 +158,19 @@ def refused(log: BinaryIO | OSError, log_path: str, reason: str) -> Result:
     return _result(126, None, False, False, started, out, reason)._replace(refused=True)
 
 
-def _pump(child: spawn.Child, stdin: bytes | None, streams: Sequence[Reader],
+def _watched(child: spawn.Child, stdin: Stdin, streams: Sequence[Reader],
+             deadline: float, grace: float, cancel: threading.Event | None,
+             mark: tuple[float, Callable[[spawn.Child], None]] | None = None,
+             held: list[Reader] | None = None) -> tuple[bool, bool]:
+    """``_pump``; what it raises (a stdin's file that failed) stops the group first."""
+    try:
+        return _pump(child, stdin, streams, deadline, grace, cancel, mark, held)
+    except BaseException:
+        spawn.stop(child, signal.SIGTERM, grace)
+        raise
+
+
+def _pump(child: spawn.Child, stdin: Stdin, streams: Sequence[Reader],
           deadline: float, grace: float, cancel: threading.Event | None,
           mark: tuple[float, Callable[[spawn.Child], None]] | None = None,
           held: list[Reader] | None = None) -> tuple[bool, bool]:
@@ -167,8 +181,8 @@ def _pump(child: spawn.Child, stdin: bytes | None, streams: Sequence[Reader],
     closed but listed there."""
     readers = list(streams)
     writer = _nonblocking(child.popen.stdin.fileno()) if child.popen.stdin else None
-    pending = memoryview(stdin or b"")
-    if writer is not None and not pending:
+    feed = Feed(stdin)
+    if writer is not None and not feed.pending:
         _close_quietly(child)
         writer = None
     timed_out = cancelled = False
@@ -197,12 +211,15 @@ def _pump(child: spawn.Child, stdin: bytes | None, streams: Sequence[Reader],
         waits = [*polled, *([child.pidfd] if child.pidfd >= 0 else [])]
         ready = spawn.wait_fds(waits, wait, writer)
         if writer is not None and writer in ready:
-            writer, pending = _feed(child, writer, pending)
+            writer = feed.write(writer)
+            if writer is None:
+                _close_quietly(child)
         for fd in ready:
             if fd in polled and not polled[fd].read():
                 readers.remove(polled[fd])  # its end; the leader may still be running
     if writer is not None:
         _close_quietly(child)
+    feed.close()
     for reader in readers:
         if held is not None:
             held.append(reader)  # the caller's to read on
@@ -225,7 +242,7 @@ class Captured(NamedTuple):
 
 
 def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
-            account: Account | None, timeout: float, stdin: bytes | None = None,
+            account: Account | None, timeout: float, stdin: Stdin = None,
             grace: float = 5.0, cancel: threading.Event | None = None,
             limits: Limits = NO_LIMITS, stdout_head: int = KEEP,
             new_session: bool = False, pass_fds: tuple[int, ...] = ()) -> Captured:
@@ -242,11 +259,12 @@ def capture(argv: Sequence[str], *, env: Mapping[str, str], cwd: str,
             stdout=spawn.PIPE, stderr=spawn.PIPE, limits=limits, new_session=new_session,
             pass_fds=pass_fds))
     except InitdError as error:
+        discard(stdin)
         return Captured(out, err, None, False, False, time.monotonic() - started, str(error))
     assert child.popen.stdout is not None and child.popen.stderr is not None
-    timed_out, cancelled = _pump(child, stdin, [Plain(child.popen.stdout, out.add),
-                                                Plain(child.popen.stderr, err.add)],
-                                 started + timeout, grace, cancel)
+    timed_out, cancelled = _watched(child, stdin, [Plain(child.popen.stdout, out.add),
+                                                   Plain(child.popen.stderr, err.add)],
+                                    started + timeout, grace, cancel)
     returncode = child.poll()
     assert returncode is not None
     limit = None if timed_out or cancelled else killed_by(returncode, limits)
@@ -260,19 +278,6 @@ def _tell(on_running: Callable[[spawn.Child], None], child: spawn.Child, grace: 
     except BaseException:
         spawn.stop(child, signal.SIGTERM, grace)  # never a hook left unsupervised
         raise
-
-
-def _feed(child: spawn.Child, fd: int, pending: memoryview) -> tuple[int | None, memoryview]:
-    """Write what the pipe takes; close it when all is written (or the hook stopped
-    reading), so a hook that reads stdin to the end never waits."""
-    try:
-        pending = pending[os.write(fd, pending[:65536]) :]
-    except BrokenPipeError:
-        pending = pending[:0]
-    if pending:
-        return fd, pending
-    _close_quietly(child)
-    return None, pending
 
 
 def _close_quietly(child: spawn.Child) -> None:

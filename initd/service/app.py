@@ -17,7 +17,9 @@ from initd.events.engine import UnknownEvent
 from initd.events.wire import Wire, WireError, passed_on
 from initd.hooks.changes import NotARepository
 from initd.hooks.truststore import KEY_LIMIT, well_formed
+from initd.http import jsonbody
 from initd.http.server import REASONS
+from initd.http.spool import Body
 from initd.service import views
 from initd.service.core import Busy, HookService
 from initd.state.agentfs import Unsafe
@@ -113,10 +115,17 @@ def _body(environ: Environ, limit: int = MAX_BODY) -> dict[str, Any]:
         raise HttpError(400, "Content-Length is negative")
     if length > limit:  # (the server read it to its end and dropped it: http/wire.py)
         raise NotTaken(413, f"body over {limit} bytes ({length})")
-    raw = environ["wsgi.input"].read(length) if length else b"{}"
+    body = environ["wsgi.input"]
     try:
-        data = json.loads(raw or b"{}")
-    except ValueError:
+        if isinstance(body, Body):  # past SPOOL_AT, in its file: read a piece at a time
+            read = jsonbody.load(body.fileno(), length)
+            body.keep(read.places)  # (hooks' stdin copies its long strings from there)
+            data = read.value
+        else:
+            data = json.loads(body.read(length) if length else b"{}")
+    except jsonbody.TooBig as err:
+        raise NotTaken(400 if "nested" in str(err) else 413, str(err)) from None
+    except ValueError:  # (jsonbody.NotJson too)
         raise HttpError(400, "body is not valid JSON") from None
     except RecursionError:  # [[[[… 30,000 deep: the client's mistake, not a 500
         raise NotTaken(400, "body is nested too deep for initd to read") from None

@@ -14,7 +14,6 @@ answer (cut-off JSON, plain text) is that hook's error, and blocks a blockable e
 from __future__ import annotations
 
 import http.client
-import json
 import re
 import time
 import urllib.parse
@@ -22,6 +21,7 @@ import urllib.parse
 from initd.events import answers
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.model import HttpHook
+from initd.http import jsonstream
 
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
@@ -38,7 +38,9 @@ def headers(spec: HttpHook, env: dict[str, str]) -> dict[str, str]:
 
 def send(call: Call, spec: HttpHook) -> ActionResult:
     started = time.monotonic()
-    body = json.dumps(call.stdin).encode()
+    # the body as a command hook's stdin is written, a piece at a time (a Write's file in
+    # it): its length first, from one pass over the pieces, then the pieces sent
+    length = sum(len(piece) for piece in jsonstream.encoded(call.stdin))
     parts = urllib.parse.urlsplit(spec.url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else \
         http.client.HTTPConnection
@@ -46,8 +48,9 @@ def send(call: Call, spec: HttpHook) -> ActionResult:
     try:
         conn = kind(parts.hostname or "", parts.port, timeout=call.hook.timeout)
         try:
-            conn.request("POST", path, body=body, headers={
-                **headers(spec, call.env), "Content-Type": "application/json"})
+            conn.request("POST", path, body=jsonstream.encoded(call.stdin), headers={
+                **headers(spec, call.env), "Content-Type": "application/json",
+                "Content-Length": str(length)})
             response = conn.getresponse()
             raw = response.read(answers.ANSWER_LIMIT + 1)
             status = response.status

@@ -7,13 +7,13 @@ stdin, and a timeout that stops the whole group (hooks/runner.capture)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 
 from initd.events import answers, execsize, templates
 from initd.events.actions import ActionResult, Call, Status
 from initd.events.model import AgentCommand, Command, Exec, GitCommit, GitPush, Script, Shell
+from initd.http import jsonstream
 from initd.process import runner
 from initd.process.git import scrubbed
 
@@ -98,7 +98,7 @@ def run_process(call: Call, argv: Sequence[str], refs: dict[str, str] | None = N
     if too_big is not None:  # exec would fail (E2BIG): the hook's error, never a skip
         return ActionResult(Status.ERROR, error=f"could not start: {too_big}",
                             unknown=unknown, fails_closed=True)
-    stdin = json.dumps(call.stdin).encode()
+    stdin = jsonstream.encoded(call.stdin)  # (a piece at a time: a Write's file in it)
     started = time.monotonic()
     got = runner.capture(argv, env=env, cwd=call.workspace, account=call.account,
                          timeout=call.hook.timeout, stdin=stdin, grace=call.grace,

@@ -24,7 +24,8 @@ Nothing else in initd changes an owner (a test greps for it).
 One package, so that the door stays one however it is cut: ``common`` holds the flags,
 Unsafe and the primitives every part uses; ``place`` walks to a directory; ``directory``
 works inside one, relative to its descriptor; ``byname`` has the two calls that take a
-path as named. Callers use the names below, from here.
+path as named; ``scratch`` makes a file no name leads to. Callers use the names below,
+from here.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from initd.state.agentfs.byname import give_group, read_regular
 from initd.state.agentfs.common import DIRECTORY, LINKS, NEW, READ, Owner, Unsafe, refused_chowns
 from initd.state.agentfs.directory import Dir
 from initd.state.agentfs.place import Place
+from initd.state.agentfs.scratch import unnamed
 
 __all__ = ["DIRECTORY", "LINKS", "NEW", "READ", "Dir", "Owner", "Place", "Unsafe",
-           "give_group", "read_regular", "refused_chowns"]
+           "give_group", "read_regular", "refused_chowns", "unnamed"]
