@@ -23,7 +23,8 @@ class ExecFailed(InitdError):
 def exec_failure(spec: Spec, err: OSError) -> InitdError:
     """Why ``spec``'s command did not start (``err``: what exec, or the cwd, said)."""
     name = spec.argv[0]
-    if "/" in name and os.path.isdir(name):  # `initd /tmp` from /tmp: not the cwd's fault
+    # `initd /tmp` from /tmp: not the cwd's fault (a relative name: from the child's cwd)
+    if "/" in name and os.path.isdir(os.path.join(spec.cwd, name)):
         return ExecFailed(f"{name}: Is a directory", 126)
     if err.filename == spec.cwd:
         return InitdError(f"cannot enter working directory {spec.cwd}: {err.strerror}")

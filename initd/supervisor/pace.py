@@ -5,17 +5,23 @@ messages root reads there, and the pre-commit chain's rewrites."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class Bucket:
-    def __init__(self, rate: float, burst: int) -> None:
+    def __init__(self, rate: float, burst: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.rate = rate  # tokens a second
         self.burst = burst  # tokens at most (and at first)
+        self.clock = clock  # seconds, never going back (a test passes its own)
         self._tokens = float(burst)
-        self._at = time.monotonic()
+        self._at = clock()
 
     def _fill(self) -> None:
-        now = time.monotonic()
+        now = self.clock()
         self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
         self._at = now
 
