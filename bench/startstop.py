@@ -37,8 +37,9 @@ from pathlib import Path
 PY = sys.executable
 INITD = [str(Path(PY).parent / "initd")]  # the console script, as a probe runs it
 UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
-IMAGE = "localhost/initd:dev"
-TINI_IMAGE = "localhost/initd-bench-tini:dev"  # initd's image, the demo's agent API, tini
+TAG = os.environ.get("INITD_IMAGE_TAG", "dev")  # tools/build-images.sh's tag (a branch's own)
+IMAGE = f"localhost/initd:{TAG}"
+TINI_IMAGE = f"localhost/initd-bench-tini:{TAG}"  # initd's image, the demo's agent API, tini
 API = "/opt/demo/agent-api.py"
 AGENT_API = Path(__file__).resolve().parent.parent / "images" / "demo" / "agent-api.py"
 
