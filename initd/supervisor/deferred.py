@@ -60,13 +60,14 @@ class DeferredService:
     stop see a child: waitables, timeout, tick, push, describe, stop, close."""
 
     def __init__(self, listener: Listener, start: Callable[[], Service],
-                 running: Callable[[], bool], log: Logger, settle: float = SETTLE) -> None:
+                 running: Callable[[], bool], log: Logger, settle: float | None = None
+                 ) -> None:
         self.listener = listener  # (bound before the agent started)
         self._start = start
         self.running = running  # is the agent's process there?
         self.log = log
-        self.settle = settle
-        self.due = time.monotonic() + settle  # (made as the agent starts)
+        self.settle = SETTLE if settle is None else settle
+        self.due = time.monotonic() + self.settle  # (made as the agent starts)
         self.service: Service | None = None
 
     def waitables(self) -> list[Any]:

@@ -179,8 +179,9 @@ class Supervised:
             self.state = State.STOPPING
             child = self.child
             self.ended(child, deadline)
-            meanwhile = None if signals is None else (
-                lambda: [signals, *(beside.watched() if beside is not None else [])],
+            meanwhile = None if signals is None and beside is None else (
+                lambda: [*([signals] if signals is not None else []),
+                         *(beside.watched() if beside is not None else [])],
                 lambda: _passed_on(signals, child.signal_group, beside))
             self.last_code = spawn.exit_status(spawn.stop(child, sig, self.grace, meanwhile))
             self._said_denied(child)
@@ -214,8 +215,7 @@ class Supervised:
                 spawn.wait_fds([*fds, *([signals] if signals is not None else []),
                                 *(beside.watched() if beside is not None else [])],
                                left if fds else min(left, POLL))
-                if signals is not None:
-                    _passed_on(signals, group, beside)
+                _passed_on(signals, group, beside)
             if leftovers.done.is_set():
                 break
             group(signal.SIGKILL)
@@ -253,10 +253,11 @@ class Supervised:
         self.log.warning("restarting after backoff", code=code, delay_s=delay)
 
 
-def _passed_on(signals: SignalChannel, send: Callable[[int], object],
+def _passed_on(signals: SignalChannel | None, send: Callable[[int], object],
                beside: Beside | None) -> None:
     """During a stop: the signals that came passed on with ``send``; ``beside`` looked at."""
-    signals.forward_to(send)
+    if signals is not None:
+        signals.forward_to(send)
     if beside is not None:
         beside.notice()
 
