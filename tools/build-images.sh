@@ -5,6 +5,9 @@
 # same version as the base's), then podman build --network=none.
 set -euo pipefail
 python=${1:?usage: build-images.sh PYTHON}
+# INITD_IMAGE_TAG: the tag of the three images (dev by default; a branch's own, so that a
+# build beside another checkout's leaves that one's images alone)
+tag=${INITD_IMAGE_TAG:-dev}
 cd "$(dirname "$0")/.."
 
 # base NAME PACKAGES [SUITE]: a Debian minbase with PACKAGES, made once (about a minute)
@@ -25,8 +28,8 @@ base localhost/initd-base-trixie:trixie ca-certificates,git trixie
 
 tools/build-bundle.sh "$python"  # the wheels too
 podman build --quiet --network=none --build-arg "BASE=localhost/initd-base:bookworm" \
-  -t localhost/initd:dev -f Containerfile . >/dev/null
-podman build --quiet --network=none --build-arg INITD_IMAGE=localhost/initd:dev \
-  -t localhost/initd-demo:dev -f images/demo/Containerfile images/demo >/dev/null
+  -t "localhost/initd:$tag" -f Containerfile . >/dev/null
+podman build --quiet --network=none --build-arg "INITD_IMAGE=localhost/initd:$tag" \
+  -t "localhost/initd-demo:$tag" -f images/demo/Containerfile images/demo >/dev/null
 podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' \
-  | grep -E 'localhost/initd(-demo|-bundle)?:dev'
+  | grep -E "localhost/initd(-demo|-bundle)?:$tag\$"

@@ -108,17 +108,20 @@ class UnixWSGIServer:
         """Until shutdown. Nothing a client sends, and no failure of one connection, ends
         this loop (invariant 13): that connection is dropped and a line said, at most
         one every SAY_EVERY seconds. (A head this thread could not parse once ended it,
-        and root's probe port never answered again.)"""
+        and root's probe port never answered again.) Idle, it never wakes (a timeout only
+        while a connection is still sending: for the oldest, ``poll_interval`` at most)."""
         # EXCLUSIVE: a connection wakes one of the servers sharing the socket (health.py)
         self._poller.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
         self._poller.register(self._wake_r, select.EPOLLIN)
         try:
             while not self._stop.is_set():
-                self._turn(min(poll_interval, 1.0))
+                oldest = next(iter(self._waiting.values()), None)
+                self._turn(None if oldest is None else max(0.0, min(
+                    poll_interval, oldest.deadline - time.monotonic())))
         finally:
             self._stopped.set()
 
-    def _turn(self, timeout: float) -> None:
+    def _turn(self, timeout: float | None) -> None:
         """One turn: what came on the connections first, then new connections (a probe
         read before more connections can push it out), then the expired ones."""
         try:

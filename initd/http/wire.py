@@ -53,9 +53,10 @@ def parse_head(raw: bytes) -> Head:
     line, _, rest = text.partition("\r\n")
     method, target = _request_line(line)
     path, _, query = target.partition("?")
-    from urllib.parse import unquote  # (only once a request comes: not at every boot)
+    if "%" in path:  # (what unquote changes; urllib only then, never at boot)
+        from urllib.parse import unquote
 
-    path = unquote(path)  # (errors="replace": total)
+        path = unquote(path)  # (errors="replace": total)
     if CONTROL_IN_PATH.search(path):
         raise Refused(400, "a control character in the path")
     headers = _fields(rest)
@@ -233,7 +234,8 @@ def send(conn: socket.socket, status: str, headers: list[tuple[str, str]], body:
     """The whole answer, within ``timeout`` seconds; then the connection is closed."""
     head = "".join(f"{k}: {v}\r\n" for k, v in headers)
     try:
-        conn.settimeout(timeout)
+        if conn.gettimeout() != timeout:  # (the reading thread's are non-blocking already)
+            conn.settimeout(timeout)
         conn.sendall(f"HTTP/1.0 {status}\r\n{head}Connection: close\r\n\r\n"
                      .encode("latin-1") + body)
     except OSError:

@@ -206,7 +206,8 @@ def give_terminal(child: Child, fd: int = 0) -> None:
 
 
 if TYPE_CHECKING:
-    Meanwhile = tuple[int, Callable[[], object]]  # (an fd to watch, what to do when ready)
+    # (what to watch now, fds or objects with one; what to do once one of them is ready)
+    Meanwhile = tuple[Callable[[], list[Any]], Callable[[], object]]
 
 
 def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = None) -> int:
@@ -214,8 +215,9 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
 
     Waits for the whole group, not just the leader, so a grandchild that ignores ``sig``
     is killed too; it never waits on a pipe, so a grandchild holding one open cannot
-    stretch the stop past the deadline. ``meanwhile``: an fd watched during the grace
-    (the supervisor's signals, still passed on). Returns the leader's returncode.
+    stretch the stop past the deadline. ``meanwhile``: what is watched during the grace
+    (the supervisor's signals, still passed on; a control socket whose service has not
+    started yet). Returns the leader's returncode.
     """
     deadline = time.monotonic() + grace
     child.signal_group(sig)
@@ -227,8 +229,8 @@ def stop(child: Child, sig: int, grace: float, meanwhile: Meanwhile | None = Non
         if left <= 0:
             break
         if code is None and meanwhile is not None:
-            fd, act = meanwhile
-            if fd in wait_fds([child, fd], min(left, 0.1)):
+            watch, act = meanwhile
+            if wait_fds([child, *watch()], min(left, 0.1)) - {child.fileno()}:
                 act()
         elif code is None:
             child.wait(min(left, 0.1))

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
+    from initd.supervisor.deferred import DeferredService
     from initd.supervisor.health import Probes
     from initd.supervisor.hookservice import ServiceChild
 
@@ -125,12 +126,14 @@ def agent_then_service(config: settings.Settings, account: users.Account | None,
                        probes: Probes | None, ctx: HookContext | None,
                        repo: precommit.Repo | None, held: int) -> int:
     """5. The control socket bound (a request made before the hook service serves waits
-    in its backlog), the agent started, and then the hook service, with the guard
+    in its backlog), the agent started, and then the hook service, when it is first
+    needed (deferred.py: a connection, or the agent has run a while), with the guard
     snapshot ``held`` and the hooks' state when no hook ran before the agent (made then:
     hook_context's ``agent_started``)."""
     listener = bind_socket(config, account, logger)
     if listener is None:
         return run_agent(config, account, rest, signals, logger, probes)
+    from initd.supervisor.deferred import DeferredService, close_listener
 
     def service() -> ServiceChild:
         made = ctx if ctx is not None else hook_context(config, account, logger,
@@ -139,23 +142,24 @@ def agent_then_service(config: settings.Settings, account: users.Account | None,
         return start_service(config, account, made, repo, listener, held, logger)
 
     try:
-        return run_agent(config, account, rest, signals, logger, probes, service)
+        return run_agent(config, account, rest, signals, logger, probes,
+                         lambda agent: DeferredService(
+                             listener, service, lambda: agent.child is not None, logger))
     finally:
         if rest.service is None:  # stopped before the agent started: no service
-            from initd.supervisor.hookservice import close_listener
-
             close_listener(listener)
 
 
 def run_agent(config: settings.Settings, account: users.Account | None, rest: Shutdown,
               signals: SignalChannel, logger: log.Logger, probes: Probes | None = None,
-              service_after: Callable[[], ServiceChild] | None = None) -> int:
-    """5b-7: the agent first, then (``service_after``) its hook service and what the agent
-    does not wait for; supervised until the agent ends or initd is told to stop; then the
-    rest (shutdown.py: the stop's one budget)."""
+              service_after: Callable[[Supervised], DeferredService] | None = None
+              ) -> int:
+    """5b-7: the agent first, then (``service_after``) its hook service, started when
+    first needed, and what the agent does not wait for; supervised until the agent ends
+    or initd is told to stop; then the rest (shutdown.py: the stop's one budget)."""
     lifecycle = rest.lifecycle
     env = agent_environment(config, account, serving=service_after is not None)
-    service: ServiceChild | None = None
+    service: DeferredService | None = None
     agent = Supervised(  # 5b. the agent
         "agent",
         spawn.Spec(argv=config.command, env=env if lifecycle is None else
@@ -172,8 +176,8 @@ def run_agent(config: settings.Settings, account: users.Account | None, rest: Sh
             return config.remapped(128 + signals.stop_signal)
         with log.phase(logger, "agent start"):
             agent.start()
-        if service_after is not None:  # (a request the agent makes waits in its backlog)
-            service = rest.service = service_after()
+        if service_after is not None:  # (a request the agent makes waits in its backlog
+            service = rest.service = service_after(agent)  # and starts the service)
         code = supervise(agent, signals, logger, service, probes, rest.begin,  # 6-7.
                          lifecycle.attach if lifecycle is not None else None)
     finally:
@@ -209,7 +213,8 @@ def agent_account(config: settings.Settings, logger: log.Logger) -> users.Accoun
     return account
 
 
-def describe(agent: Supervised, service: Supervised | None, phase: str) -> dict[str, Any]:
+def describe(agent: Supervised, service: DeferredService | None, phase: str
+             ) -> dict[str, Any]:
     """The supervisor's view, for /v1/health and /v1/ready, /healthz and /readyz: with
     what it cannot keep (hook results a full disk refused: written when it allows)."""
     mine: dict[str, Any] = {"pid": os.getpid(), "phase": phase, "version": __version__}
@@ -221,7 +226,8 @@ def describe(agent: Supervised, service: Supervised | None, phase: str) -> dict[
             "service": service.describe() if service is not None else None}
 
 
-def tell(state: dict[str, Any], service: ServiceChild | None, probes: Probes | None) -> None:
+def tell(state: dict[str, Any], service: DeferredService | None,
+         probes: Probes | None) -> None:
     if service is not None:
         service.push(state)
     if probes is not None:
@@ -237,14 +243,15 @@ def start_probes(config: settings.Settings) -> Probes | None:
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
-              service: ServiceChild | None = None, probes: Probes | None = None,
+              service: DeferredService | None = None, probes: Probes | None = None,
               stopping: Callable[[], None] | None = None,
               up: Callable[[], None] | None = None) -> int:
     """Until the agent is done: forward signals, restart by policy, stop on the stop signal.
     The hook service, if any, is kept alive alongside and told of every change; only the
     agent's fate ends it. ``up`` is called once, when the agent is first running (ready,
     with a readiness check): devcontainer.json's postAttachCommand waits for it."""
-    children: list[Supervised] = [agent] if service is None else [agent, service]
+    children: list[Supervised | DeferredService] = [agent] if service is None \
+        else [agent, service]
     while not agent.state.final:
         state = describe(agent, service, "running")
         tell(state, service, probes)
@@ -265,7 +272,7 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
                 tell(describe(agent, service, "stopping"), service, probes)
                 if stopping is not None:  # what stops beside the agent (shutdown.py)
                     stopping()
-                return stop(agent, sig, signals, logger)
+                return stop(agent, sig, signals, logger, service)
             agent.forward(sig)
         for child in children:
             child.tick()
@@ -273,10 +280,12 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
     return agent.last_code
 
 
-def stop(agent: Supervised, sig: int, signals: SignalChannel, logger: log.Logger) -> int:
+def stop(agent: Supervised, sig: int, signals: SignalChannel, logger: log.Logger,
+         service: DeferredService | None = None) -> int:
     """Step 7: the agent gets the stop signal, then --grace, then KILL; its code is ours.
     Every signal that comes meanwhile is passed on too (a second TERM included, which
-    does not start the grace again): CMD decides what it means (invariant 9)."""
+    does not start the grace again): CMD decides what it means (invariant 9). A hook
+    service not started yet starts at a connection meanwhile (the agent's last events)."""
     with log.phase(logger, "agent stop", signal=signal_name(sig)) as result:
-        result["code"] = code = agent.stop(sig, signals)
+        result["code"] = code = agent.stop(sig, signals, beside=service)
     return code

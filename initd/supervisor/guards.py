@@ -17,7 +17,7 @@ import os
 import sys
 
 from initd.config import log, settings
-from initd.process import runner, spawn, users
+from initd.process import spawn, users
 from initd.supervisor.sigchan import SignalChannel
 
 READ_TIMEOUT = 30.0  # seconds the reader may take (a dozen files, and a directory's heads)
@@ -60,6 +60,8 @@ def _read(fd: int, config: settings.Settings, account: users.Account | None, hom
           signals: SignalChannel) -> str | None:
     """The reader, as the agent, into ``fd``; None when it wrote the snapshot, else why
     not (a stop signal meanwhile: the caller's boot ends before the agent)."""
+    from initd.process import runner  # (its pipes and threads: only for a reader)
+
     got = runner.capture(
         [sys.executable, "-I", "-c", READER, str(fd), config.workspace, home],
         env=spawn.environment(os.environ, account, remove=config.secret), cwd="/",

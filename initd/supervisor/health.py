@@ -46,9 +46,13 @@ DEFER = 10  # seconds the kernel holds a connection that sends nothing before it
 # it over all the same (server.READ_TIMEOUT, the time a client has for its request)
 
 
+Answer = tuple[str, list[tuple[str, str]], bytes]  # status line, headers, body
+
+
 class Probes:
     def __init__(self, port: int) -> None:
         self.state: dict[str, Any] = {"initd": {"phase": "starting"}, "agent": None}
+        self.answers = answers(self.state)
         try:
             listener = socket.create_server(("", port), backlog=BACKLOG,
                                             family=socket.AF_INET6, dualstack_ipv6=True)
@@ -88,25 +92,19 @@ class Probes:
         return True
 
     def update(self, state: dict[str, Any]) -> None:
-        """What the supervisor now knows (replaced whole: a thread reads one or the
-        other, never half)."""
-        self.state = state
+        """What the supervisor now knows, and the two answers made from it once, when it
+        changes, never per probe (each replaced whole: a thread reads one or the other,
+        never half)."""
+        if state != self.state:
+            self.state = state
+            self.answers = answers(state)
 
     def app(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        path, state = environ.get("PATH_INFO", ""), self.state
-        if path == "/healthz":  # (degraded: alive all the same, and the probe passes)
-            degraded = (state.get("initd") or {}).get("problems")
-            code, body = 200, {"status": "degraded" if degraded else "ok", **state}
-        elif path == "/readyz":
-            ready, reason = readiness(state)
-            code, body = (200 if ready else 503), {"ready": ready, "reason": reason,
-                                                    "agent": state.get("agent")}
-        else:
-            code, body = 404, {"error": f"no {shown(path, 60)}: /healthz and /readyz are "
-                                        "served here"}  # (never the path whole: small)
-        payload = json.dumps(body).encode()
-        start_response(f"{code} {server.REASONS[code]}", [("Content-Type", "application/json"),
-                        ("Content-Length", str(len(payload)))])
+        path = environ.get("PATH_INFO", "")
+        known = self.answers.get(path)
+        status, headers, payload = known if known is not None else answer(404, {
+            "error": f"no {shown(path, 60)}: /healthz and /readyz are served here"})
+        start_response(status, headers)  # (never the path whole, above: small)
         return [payload]
 
     def close(self) -> None:
@@ -114,3 +112,18 @@ class Probes:
             httpd.shutdown()
         for httpd in self.servers:
             httpd.server_close()
+
+
+def answers(state: dict[str, Any]) -> dict[str, Answer]:
+    """/healthz and /readyz, as ``state`` has them."""
+    degraded = (state.get("initd") or {}).get("problems")  # (alive all the same: it passes)
+    ready, reason = readiness(state)
+    return {"/healthz": answer(200, {"status": "degraded" if degraded else "ok", **state}),
+            "/readyz": answer(200 if ready else 503, {"ready": ready, "reason": reason,
+                                                      "agent": state.get("agent")})}
+
+
+def answer(code: int, body: dict[str, Any]) -> Answer:
+    payload = json.dumps(body).encode()
+    return (f"{code} {server.REASONS[code]}", [("Content-Type", "application/json"),
+            ("Content-Length", str(len(payload)))], payload)

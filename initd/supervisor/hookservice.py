@@ -41,6 +41,7 @@ from initd.process import spawn
 from initd.process.channel import Channel, Message, ProtocolError, close_fd
 from initd.supervisor import requests
 from initd.supervisor.backoff import Backoff
+from initd.supervisor.deferred import close_listener
 from initd.supervisor.serviceops import BATCH, READ, Ops
 from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
@@ -132,11 +133,11 @@ class ServiceChild(Supervised):
         super().tick()
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
-             grace: float | None = None) -> int:
+             grace: float | None = None, beside: Any = None) -> int:
         # one deadline: its group (super), its session and its requests (ended)
         deadline = time.monotonic() + (self.grace if grace is None else grace) + 1 \
             + spawn.KILL_SETTLE
-        code = super().stop(sig, signals, grace)
+        code = super().stop(sig, signals, grace, beside)
         for worker in self._workers:
             worker.join(max(0.0, deadline - time.monotonic()))
         return code
@@ -245,16 +246,3 @@ class ServiceChild(Supervised):
     def close(self) -> None:
         """At the very end: the socket goes (the agent's clients see it gone)."""
         close_listener(self.listener)
-
-
-def close_listener(listener: socket.socket) -> None:
-    """The control socket closed and its file gone: at the service's end, or when boot
-    stopped before the service it was bound for started."""
-    import os
-
-    path = listener.getsockname()
-    listener.close()
-    try:
-        os.unlink(path)  # a link put there is removed, never followed
-    except OSError:
-        pass

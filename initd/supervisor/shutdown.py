@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from initd.devcontainer.lifecycle import Lifecycle
     from initd.hooks.phase import BackgroundHooks
-    from initd.supervisor.hookservice import ServiceChild
+    from initd.supervisor.deferred import DeferredService
 
 FLOOR = 0.5  # seconds the hook service gets at least, when the agent took all the grace
 
@@ -38,7 +38,7 @@ class Shutdown:
         self.grace = grace
         self.background: BackgroundHooks | None = None
         self.lifecycle: Lifecycle | None = None
-        self.service: ServiceChild | None = None
+        self.service: DeferredService | None = None
         self.deadline: float | None = None
         self._threads: list[threading.Thread] = []  # (threading: imported with the first)
         self._done = False

@@ -23,10 +23,15 @@ from initd.supervisor.leftovers import POLL, Leftovers
 from initd.supervisor.states import State
 
 if TYPE_CHECKING:  # only an agent with --ready-port/--ready-url pays for the import
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, Protocol
 
     from initd.supervisor import readiness
     from initd.supervisor.sigchan import SignalChannel
+
+    class Beside(Protocol):  # what is watched during a stop besides it (deferred.py)
+        def watched(self) -> list[Any]: ...
+        def notice(self) -> None: ...
 
 
 class Supervised:
@@ -160,11 +165,12 @@ class Supervised:
             self.leftovers.child.signal_group(sig)
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
-             grace: float | None = None) -> int:
+             grace: float | None = None, beside: Beside | None = None) -> int:
         """-> STOPPING -> EXITED: ``sig`` to the group, grace (its own, or ``grace``:
         what is left of initd's), KILL. Returns the code. With ``signals``, whatever
-        arrives meanwhile goes to the group as well. What an exited leader left, still
-        being stopped, is waited for within the same grace."""
+        arrives meanwhile goes to the group as well; ``beside`` is watched too (the
+        hook service not started yet: a connection starts it). What an exited leader
+        left, still being stopped, is waited for within the same grace."""
         if grace is not None:
             self.grace = grace
         deadline = time.monotonic() + self.grace
@@ -173,14 +179,16 @@ class Supervised:
             self.state = State.STOPPING
             child = self.child
             self.ended(child, deadline)
-            meanwhile = None if signals is None else (
-                signals.fileno(), lambda: signals.forward_to(child.signal_group))
+            meanwhile = None if signals is None and beside is None else (
+                lambda: [*([signals] if signals is not None else []),
+                         *(beside.watched() if beside is not None else [])],
+                lambda: _passed_on(signals, child.signal_group, beside))
             self.last_code = spawn.exit_status(spawn.stop(child, sig, self.grace, meanwhile))
             self._said_denied(child)
             self.child = None
         elif self.leftovers is not None:
             self.state = State.STOPPING
-            self._stop_leftovers(sig, deadline, signals)
+            self._stop_leftovers(sig, deadline, signals, beside)
         self.state = State.EXITED
         return self.last_code if self.last_code is not None else 128 + sig
 
@@ -192,7 +200,8 @@ class Supervised:
                 "startedAt": _iso(self.started_at), "readyAt": _iso(self.ready_at),
                 "readyBy": self.ready_by or None}
 
-    def _stop_leftovers(self, sig: int, deadline: float, signals: SignalChannel | None) -> None:
+    def _stop_leftovers(self, sig: int, deadline: float, signals: SignalChannel | None,
+                        beside: Beside | None) -> None:
         """The stop came while what the last leader left was being stopped: ``sig`` is
         passed on to it too, and it is waited for within this stop's budget (KILL at its
         end, whatever the worker's own), every signal passed on meanwhile."""
@@ -203,10 +212,10 @@ class Supervised:
         for until in (deadline, deadline + spawn.KILL_SETTLE):
             while not leftovers.done.is_set() and (left := until - time.monotonic()) > 0:
                 fds = leftovers.waitables()
-                spawn.wait_fds([*fds, *([signals] if signals is not None else [])],
-                              left if fds else min(left, POLL))
-                if signals is not None:
-                    signals.forward_to(group)
+                spawn.wait_fds([*fds, *([signals] if signals is not None else []),
+                                *(beside.watched() if beside is not None else [])],
+                               left if fds else min(left, POLL))
+                _passed_on(signals, group, beside)
             if leftovers.done.is_set():
                 break
             group(signal.SIGKILL)
@@ -242,6 +251,15 @@ class Supervised:
         self.state = State.BACKOFF
         self.restart_at = time.monotonic() + delay
         self.log.warning("restarting after backoff", code=code, delay_s=delay)
+
+
+def _passed_on(signals: SignalChannel | None, send: Callable[[int], object],
+               beside: Beside | None) -> None:
+    """During a stop: the signals that came passed on with ``send``; ``beside`` looked at."""
+    if signals is not None:
+        signals.forward_to(send)
+    if beside is not None:
+        beside.notice()
 
 
 def _iso(when: float | None) -> str | None:

@@ -94,10 +94,11 @@ def test_no_service_and_service_decide(initd, ws, tmp_path: Path) -> None:
                'echo "${INITD_SOCKET-none}"')
     assert off.wait() == 0 and off.stdout_lines == ["none"]
     assert "hook service start" not in off.stderr and not os.path.exists(off.socket)
-    on = initd(["-v", "--service", "--", "sh", "-c", 'echo "$INITD_SOCKET"'],
-               cwd=str(tmp_path))  # no workspace, but asked for
+    on = initd(["-v", "--service", "--", "sh", "-c",  # no workspace, but asked for
+                f'echo "$INITD_SOCKET"; {sys.executable} -m initd health >/dev/null'],
+               cwd=str(tmp_path))
     assert on.wait() == 0 and on.stdout_lines == [on.socket], on.stderr
-    assert "hook service start" in on.stderr
+    assert "hook service start" in on.stderr  # (at the agent's first request)
 
 
 @pytest.mark.slow
