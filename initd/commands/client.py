@@ -127,18 +127,25 @@ def call(method: str, path: str, body: Any = None, sock: str | None = None,
 
 
 RESENDS = 5  # of one request whose answer a dying service cut off
+BUSY_WAIT = 30.0  # seconds a request is sent again while the service has no room for its
+# body (503, "try again": other large requests at work); past that, its 503 stands
 
 
 def _resent(method: str, path: str, data: bytes | None, sock: str | None,
             timeout: float | None, key: str) -> tuple[int, bytes]:
-    pause = 0.1
-    for _ in range(RESENDS):
+    pause, cuts = 0.1, 0
+    busy_until = time.monotonic() + BUSY_WAIT
+    while True:
         try:
-            return raw(method, path, data, sock, timeout, key, resend=True)
+            status, body = raw(method, path, data, sock, timeout, key, resend=cuts < RESENDS)
         except _Cut:
-            time.sleep(pause)  # the supervisor restarts the service (its backoff)
-            pause = min(pause * 2, 1.0)
-    return raw(method, path, data, sock, timeout, key)
+            cuts += 1  # the supervisor restarts the service (its backoff)
+        else:
+            if not (status == 503 and b"try again" in body
+                    and time.monotonic() < busy_until):
+                return status, body
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
 
 
 class _Cut(Exception):

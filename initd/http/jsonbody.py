@@ -24,10 +24,12 @@ import re
 from typing import Any, NamedTuple
 
 PIECE = 256 * 1024  # bytes read from the file at a time
-LONG = 4096  # bytes of a string literal past which it is decoded on its own
+LONG = 256  # bytes of a string literal past which it is decoded on its own (a MultiEdit of
+# many edits keeps its shape small)
 MAX_DEPTH = 200  # arrays and objects inside one another (json.loads: its recursion's)
 MAX_VALUES = 65536  # arrays' elements and objects' members, all together
-MAX_SHAPE = 2 * 2**20  # bytes of the body outside its decoded-apart strings
+MAX_SHAPE = 16 * 2**20  # bytes of the body outside its decoded-apart strings: the body's own
+# limit, so no body the API takes is refused for its shape (MAX_VALUES bounds its parse)
 STRUCTURE = re.compile(rb'["\[\]{},]')
 BLANKS = re.compile(rb"[ \t\r\n]+")
 BOM = b"\xef\xbb\xbf"

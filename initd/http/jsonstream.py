@@ -38,7 +38,9 @@ def _pieces(text: str, longs: list[str], token: str) -> Iterator[bytes]:
     for found in re.finditer(r'"\\u0000' + token + r':(\d+)"', text):
         yield text[at : found.start()].encode()
         long = longs[int(found[1])]
-        place = spool.opened(long)
+        # (only an ASCII one: a client's raw UTF-8 may hold a lone surrogate, which
+        # json.loads takes and a strict reader of the hook's stdin would not)
+        place = spool.opened(long) if long.isascii() else None
         yield from _string(long) if place is None else _copied(*place)
         at = found.end()
     yield text[at:].encode()

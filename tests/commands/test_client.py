@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from initd.commands import client
 from initd.errors import InitdError
-from tests.support.fakeservice import Answer, http, serving
+from tests.support.fakeservice import Answer, http, json_answer, serving
 
 
 @pytest.fixture
@@ -112,6 +112,25 @@ def test_a_cut_answer_is_sent_again_with_its_key(service: Callable[[Answer], str
     cut = service(lambda req: http("200 OK", b"{}", length=50))
     with pytest.raises(InitdError, match="stopped in the middle of its answer"):
         client.call("POST", "/v1/turn", {}, sock=cut)  # no key: not sent again
+
+
+def test_no_room_for_a_body_is_waited_out_with_its_key(service: Callable[[Answer], str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """503 "try again": the service had no room for the body (other large requests at
+    work). A keyed request (an event, a turn) is sent again until there is, within
+    BUSY_WAIT: a second large event at once is never a guard's block for that alone."""
+    monkeypatch.setattr(client.time, "sleep", lambda seconds: None)
+    busy = json_answer(503, {"error": "too many large requests at once; try again"})
+    answers = [busy, busy, json_answer(200, {"results": []})]
+    path = service(lambda req: answers.pop(0))
+    assert client.call("POST", "/v1/events/pre_tool", {}, sock=path, key="k") == (
+        200, {"results": []})
+    other = service(lambda req: json_answer(503, {"error": "the service is stopping"}))
+    assert client.call("POST", "/v1/events/pre_tool", {}, sock=other, key="k")[0] == 503
+    clock = iter(range(0, 10_000, 10))  # (ten seconds a look: past BUSY_WAIT soon)
+    monkeypatch.setattr(client.time, "monotonic", lambda: float(next(clock)))
+    always = service(lambda req: busy)
+    assert client.call("POST", "/v1/events/pre_tool", {}, sock=always, key="k")[0] == 503
 
 
 def test_no_service_and_no_answer_say_so(service: Callable[[Answer], str],

@@ -103,8 +103,9 @@ def test_the_bounds_are_refused_before_json_loads_reads_anything() -> None:
     assert loaded(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH).value is not None
     with pytest.raises(TooBig, match="values"):
         loaded(b"[" + b"{}," * MAX_VALUES + b"{}]")
-    with pytest.raises(TooBig, match="outside its long strings"):
-        loaded(json.dumps(["x" * 4000] * (MAX_SHAPE // 4000 + 1)).encode())
+    multi_edit = {"tool_input": {"edits": [{"old_string": "a" * 2000, "new_string": "b" * 2000}
+                                           for _ in range(600)]}}  # (2.3 MiB of edits)
+    assert loaded(json.dumps(multi_edit).encode()).value == multi_edit
     with pytest.raises(TooBig, match="outside its long strings"):  # (a run of blanks
         loaded(b"[" + b"1" * (MAX_SHAPE + 1) + b"]")  # is one, digits are all there)
     spaced = b"[" + b" " * (MAX_SHAPE + 1) + b"1 ]"

@@ -52,15 +52,32 @@ def spooled(tmp: Path, data: bytes) -> tuple[Any, Any]:
 
 
 def test_a_string_of_an_open_body_is_copied_from_its_file(tmp_path: Path) -> None:
-    content = "é \"quoted\"\n" * 40_000
-    raw = json.dumps(content, ensure_ascii=False).encode()  # (its own escapes: raw é)
+    content = "a \"quoted\"\n" * 40_000
+    raw = json.dumps(content).encode()  # (its own escapes)
     body, value = spooled(tmp_path, b'{"tool_input": {"content": ' + raw + b"}}")
     stdin = {"event": "pre_tool", **value}
     written = b"".join(jsonstream.encoded(stdin))
     assert raw in written and json.loads(written) == stdin  # the client's bytes, as sent
     body.close()
     again = b"".join(jsonstream.encoded(stdin))  # closed: encoded, as json.dumps does
-    assert again == json.dumps(stdin).encode() and raw not in again
+    assert again == json.dumps(stdin).encode()
+
+
+@pytest.mark.parametrize("raw_text", [
+    json.dumps("é \"quoted\"\n" * 40_000, ensure_ascii=False)[1:-1].encode(),  # raw é
+    b"x" * 100_000 + b"\xed\xa0\x80" + b"y" * 10,  # a lone surrogate, raw: json.loads takes it
+])
+def test_a_string_that_is_not_ascii_is_written_as_json_dumps_does(tmp_path: Path,
+                                                                   raw_text: bytes) -> None:
+    """Only an ASCII string is copied as the client sent it: raw UTF-8 may hold a lone
+    surrogate, which a strict reader of a guard's stdin (serde_json, Python in a UTF-8
+    locale) refuses, so the guard would crash and its tool call go through. Written as
+    json.dumps writes it, every hook's stdin is ASCII."""
+    body, value = spooled(tmp_path, b'{"tool_input": {"content": "' + raw_text + b'"}}')
+    written = b"".join(jsonstream.encoded(value))
+    body.close()
+    assert written.isascii() and json.loads(written.decode("utf-8", "strict")) == value
+    assert written == json.dumps(value).encode()
 
 
 def test_pieces_left_untaken_let_the_file_go(tmp_path: Path) -> None:
