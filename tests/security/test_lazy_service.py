@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.attack import Agent, agent_script, as_agent
+from tests.support.attack import Agent, Canary, agent_script, as_agent
 
 GUARD = 'echo GUARD-RAN; echo "the guard says no" >&2; exit 2'
 RM = json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm -rf /data"}})
@@ -149,3 +149,37 @@ def test_a_guard_removed_before_the_delay_starts_the_service_still_guards(
     assert not settings.exists()  # (the agent did remove it, before the service started)
     assert guarded(fired), fired
     assert events(init.stderr).count("hook service start") == 1
+
+
+# (where in the agent's ~/.discobot, what it points at): root makes the session's state
+# there when the service starts, which is now when the agent asks; the agent plants first
+PLANTS = {"the whole tree": ("", "sub"), "the session": ("{sid}", "sub"),
+          "its hooks": ("{sid}/hooks", "sub"), "the probe file": ("{sid}/hooks/.initd-probe",
+                                                                 "secret"),
+          "the sessions' records": ("sessions", "sub")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PLANTS))
+def test_links_the_agent_plants_before_asking_give_it_nothing(
+        boot, agent: Agent, ws: Path, sid: str, canary: Canary, name: str) -> None:
+    """No hook runs before this agent, so the hooks' state is made as its service starts,
+    at its first request at the latest: the agent's first instruction links where root
+    is about to make it, then it asks. Root neither follows nor writes through the link
+    (at worst the state is kept in memory), answers, and the agent's code is initd's."""
+    where, target = PLANTS[name]
+    path = agent.state / where.format(sid=sid) if where else agent.state
+    first = (f"mkdir -p '{path.parent}' && rm -rf '{path}' && "
+             f"ln -s '{getattr(canary, target)}' '{path}'")
+    try:
+        init = boot("sh", "-c", f"{first} && {sys.executable} -m initd health >/dev/null; "
+                                "echo asked=$?")
+        assert init.wait(timeout=120) == 0, init.stderr[-3000:]
+        assert init.stdout_lines[-1] == "asked=0", init.stderr[-3000:]
+        assert events(init.stderr).count("hook service start") == 1
+        assert canary.changes() == []
+        assert canary.leaked_into(agent.home) == []
+    finally:  # (the agent user is the worker's: its later tests get a home as it was)
+        if path.is_symlink():
+            path.unlink()
+        as_agent(agent, f"mkdir -p '{agent.state}'")
