@@ -1,12 +1,10 @@
-"""The control API's server: HTTP/1.0 for a WSGI app on a listening socket.
-
-One thread reads every request, answers probes and a cancel itself, and gives the rest
-to a few workers, so that a cancel is served while a turn's evaluation runs and no
-client, however it behaves, holds a thread before its request is whole. Under initd the
-root supervisor binds the socket once (bind.py) and the hook service inherits it (as
-systemd's socket activation passes one): /run/initd stays root's, and a request made
-while the service restarts waits in the backlog instead of being refused. What a request
-and an answer look like on the wire is wire.py's.
+"""The control API's server: HTTP/1.0 for a WSGI app on a listening socket. One thread
+reads every request, answers probes and a cancel itself, and gives the rest to a few
+workers, so that a cancel is served while a turn's evaluation runs and no client,
+however it behaves, holds a thread before its request is whole. Under initd root binds
+the socket (bind.py) and the hook service inherits it, as from systemd's socket
+activation: a request made while the service restarts waits in the backlog. The wire's
+forms are wire.py's.
 """
 
 from __future__ import annotations
@@ -30,8 +28,7 @@ from initd.http.workers import Workers
 from initd.pid1.log import write_line
 
 MAX_WAITING = 1024  # connections still sending their request; past it, the oldest goes
-READ_TIMEOUT = 10.0  # seconds a client has to send its whole request (workers.py: and
-# WRITE_TIMEOUT to take its answer)
+READ_TIMEOUT = 10.0  # seconds a client has to send its request (WRITE_TIMEOUT: its answer)
 # The reading thread never waits for a client to take an answer: it sends what fits at
 # once (its answers are small, far under a fresh socket's buffer) or drops the
 # connection. A client that never reads (a zero window) cannot hold it, nor the probes.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from initd.process import runner
+from initd.process import feed, runner
 
 
 def capture(argv: list[str], stdin: object, timeout: float = 30) -> runner.Captured:
@@ -80,3 +80,36 @@ def test_pieces_of_a_hook_that_never_started_are_let_go() -> None:
 def test_bytes_are_still_a_stdin() -> None:
     got = capture(["cat"], b"plain bytes")
     assert bytes(got.stdout.head) == b"plain bytes"
+
+
+def test_a_feed_writes_as_the_pipe_takes_and_lets_its_pieces_go() -> None:
+    """process/feed.py itself: bytes or pieces, written as a non-blocking pipe takes
+    them, one piece held at a time; a reader gone ends it; its pieces closed at the end."""
+    closed: list[bool] = []
+
+    def pieces() -> Iterator[bytes]:
+        try:
+            for n in range(64):
+                yield bytes([n]) * 65536
+        finally:
+            closed.append(True)
+
+    read, write = os.pipe2(os.O_NONBLOCK)
+    got = bytearray()
+    fed = feed.Feed(pieces())
+    while fed.write(write) is not None:
+        try:
+            got += os.read(read, 1 << 20)
+        except BlockingIOError:
+            pass
+    os.close(write)
+    while chunk := os.read(read, 1 << 20):
+        got += chunk
+    os.close(read)
+    assert bytes(got) == b"".join(bytes([n]) * 65536 for n in range(64)) and closed
+    read, write = os.pipe2(os.O_NONBLOCK)
+    os.close(read)  # (the hook stopped reading)
+    gone = feed.Feed(b"x" * 100)
+    assert gone.write(write) is None
+    os.close(write)
+    feed.discard(iter(()))  # (an iterator without close: nothing to do)
