@@ -31,7 +31,7 @@ ALLOWED = {
                                               "not root, the user's own, checked after"),
     ("http/bind.py", "os.unlink"): (1, "a stale socket in /run/initd, root's; "
                                             "unlink never follows a link"),
-    ("supervisor/hookservice.py", "os.unlink"): (1, "the control socket root bound, in /run/initd"),
+    ("supervisor/deferred.py", "os.unlink"): (1, "the control socket root bound, in /run/initd"),
     ("commands/service.py", "os.unlink"): (1, "the socket the service bound itself, as "
                                               "itself (not root: root passes its fd)"),
     ("supervisor/roothooks.py", "shutil.rmtree"): (1, "root's own 0700 mkdtemp of hook copies"),
