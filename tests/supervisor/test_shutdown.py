@@ -48,7 +48,8 @@ def gone(pid: int) -> bool:
 
 @pytest.fixture(autouse=True)
 def not_stopping() -> Iterator[None]:
-    """begin() sets statefile.STOPPING for this whole process: cleared for the next test."""
+    """begin() sets statefile.STOPPING for this whole process: clear before and after."""
+    statefile.STOPPING.clear()
     yield
     statefile.STOPPING.clear()
 
