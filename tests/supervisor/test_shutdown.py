@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +22,11 @@ import pytest
 
 from initd.config import log
 from initd.hooks import discovery
+from initd.hooks.model import Hook
 from initd.hooks.phase import BackgroundHooks
 from initd.process import procfs, spawn
 from initd.state import statefile
+from initd.state.agentfs.common import Unsafe
 from initd.supervisor.hookservice import ServiceChild
 from initd.supervisor.shutdown import FLOOR, Shutdown
 from initd.supervisor.states import State
@@ -31,7 +36,9 @@ from tests.support.harness import wait_for
 
 @pytest.fixture(autouse=True)
 def not_stopping() -> Iterator[None]:
-    """``begin`` sets this process's STOPPING: the next test here is not stopping."""
+    """``begin`` sets this process's STOPPING: cleared before and after each test (a
+    module run before this one in the same worker may have begun a stop too)."""
+    statefile.STOPPING.clear()
     yield
     statefile.STOPPING.clear()
 
@@ -173,3 +180,144 @@ def test_finish_is_once(tmp_path: Path) -> None:
     child.state = State.RUNNING  # (were it stopped again, it would be EXITED again)
     shutdown.finish()
     assert child.state is State.RUNNING
+
+
+def test_a_writer_waiting_for_a_lock_gives_up_once_the_stop_begins(tmp_path: Path) -> None:
+    """What telling the state writers does: a lock another process holds (the agent may
+    hold one for ever) is waited for no longer once the stop begins, saying why."""
+    path, ready = tmp_path / "status.lock", tmp_path / "held"
+    path.touch()
+    holder = subprocess.Popen(["flock", str(path), "sh", "-c", f"touch {ready}; exec sleep 1000"])
+    fd = os.open(path, os.O_RDWR)
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        try:
+            statefile.lock(fd, 600.0, lambda why: f"status.json is locked: {why}")
+        except BaseException as err:  # (what it raised is the verdict)
+            errors.append(err)
+
+    try:
+        wait_for(ready.exists, what="the holder's lock")
+        waiting = threading.Thread(target=writer, daemon=True)
+        waiting.start()
+        Shutdown(grace=600.0).begin()
+        waiting.join(30)  # (a deadline: without the stop it waits 600 s)
+        assert not waiting.is_alive(), "the writer still waits for the lock"
+    finally:
+        holder.kill()
+        holder.wait()
+        os.close(fd)
+    assert len(errors) == 1 and isinstance(errors[0], Unsafe), errors
+    assert "initd is stopping" in str(errors[0])
+
+
+def lingering(directory: Path, name: str) -> tuple[Hook, Path, Path, Path]:
+    """A background session hook that says it started, notes its TERM, then lingers until
+    released: (the hook, started, termed, release)."""
+    started, termed, release = (directory / f"{name}.{what}"
+                                for what in ("started", "termed", "release"))
+    path = add_hook(directory, f"{name}.sh",
+                    f"trap 'touch {termed}; while [ ! -e {release} ]; do sleep 0.01; done;"
+                    f" exit 0' TERM\ntouch {started}\nwhile :; do sleep 0.01; done",
+                    type="session", blocking=False)
+    return (Hook(id=name, name=name, type="session", path=str(path), directory=str(directory),
+                 blocking=False), started, termed, release)
+
+
+def test_the_background_hooks_and_the_lifecycle_are_stopped_side_by_side(
+        tmp_path: Path, sid: str) -> None:
+    """Each is stopped in a thread of its own, at once: both have their TERM while
+    neither has ended (one after the other, the second would wait for the first's end);
+    the hooks queued behind the one stopped never run; finish waits for both."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    ctx = hook_context(ws, sid)
+    first, first_started, first_termed, first_release = lingering(tmp_path, "10-first")
+    other, other_started, other_termed, other_release = lingering(tmp_path, "10-other")
+    never = tmp_path / "never-ran"
+    queued = add_hook(tmp_path, "20-queued.sh", f"touch {never}", type="session",
+                      blocking=False)
+    try:
+        hooks = BackgroundHooks([first, Hook(id="20-queued", name="queued", type="session",
+                                             path=str(queued), directory=str(tmp_path),
+                                             blocking=False)], ctx)
+        lifecycle = BackgroundHooks([other], ctx)  # (stopped the same way: its stop())
+        wait_for(lambda: first_started.exists() and other_started.exists(), 30,
+                 what="both running")
+        shutdown = Shutdown(grace=600.0)
+        shutdown.background, shutdown.lifecycle = hooks, lifecycle  # type: ignore[assignment]
+        shutdown.begin()
+        wait_for(lambda: first_termed.exists() and other_termed.exists(), 30,
+                 what="TERM to both")
+        assert hooks.thread.is_alive() and lifecycle.thread.is_alive()
+        first_release.touch()
+        other_release.touch()
+        shutdown.finish()
+        assert not hooks.thread.is_alive() and not lifecycle.thread.is_alive()
+        assert not never.exists(), "a hook queued behind a stopped one ran"
+    finally:
+        first_release.touch()
+        other_release.touch()
+
+
+PIDS = Path("/sys/fs/cgroup/pids")
+
+
+@pytest.fixture
+def pids_cgroup() -> Iterator[Path]:
+    """A pids cgroup of the test's own, as a pod's pids limit would be."""
+    if not os.access(PIDS / "cgroup.procs", os.W_OK):
+        pytest.skip(f"cannot run here: no writable pids cgroup at {PIDS} (cgroup v1) on this host")
+    path = PIDS / f"initd-test-{uuid.uuid4().hex[:8]}"
+    path.mkdir()
+    yield path
+    (path / "pids.max").write_text("max")
+    for _ in range(100):  # empty once the script is gone
+        try:
+            path.rmdir()
+            break
+        except OSError:
+            time.sleep(0.05)
+
+
+NO_THREAD = """
+import sys, threading
+from pathlib import Path
+from initd.supervisor.shutdown import Shutdown
+
+cgroup = Path(sys.argv[1])
+(cgroup / "cgroup.procs").write_text("0")
+(cgroup / "pids.max").write_text((cgroup / "pids.current").read_text())
+try:
+    threading.Thread(target=print).start()
+    print("a thread started: the limit did not hold")
+    sys.exit(3)
+except RuntimeError:
+    pass
+ran = []
+
+class Stops:
+    def __init__(self, name):
+        self.name = name
+
+    def stop(self):
+        ran.append((self.name, threading.current_thread().name))
+
+rest = Shutdown(1.0)
+rest.background, rest.lifecycle = Stops("background"), Stops("lifecycle")
+rest.begin()
+print(ran)  # both, before begin returned
+rest.finish()
+print(len(ran))  # and never again
+"""
+
+
+def test_without_a_thread_each_stop_runs_in_line(pids_cgroup: Path) -> None:
+    """A pids limit reached: no thread for the stops, so each runs in line, one after
+    the other, and the shutdown still ends (never a crash)."""
+    out = subprocess.run([sys.executable, "-c", NO_THREAD, str(pids_cgroup)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines() == [
+        "[('background', 'MainThread'), ('lifecycle', 'MainThread')]", "2"], out.stderr
