@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from initd.config import log
+from initd.hooks.trust import UNAPPROVED, Trust, for_script
 from initd.process import procfs, spawn, users
 from initd.state import snapshot
 from initd.supervisor.hookservice import ServiceChild
@@ -352,3 +353,79 @@ def test_close_removes_the_socket_and_never_follows_a_link_there(rig: Rig) -> No
     rig.service().close()
     assert not path.is_symlink() and target.read_text() == "root's"
     assert rig.listener.fileno() == -1  # closed: the agent's clients see it gone
+
+
+# --- what the rest of the docstring promises
+
+
+def test_trust_is_answered_from_roots_store_and_about_the_workspace_only(rig: Rig) -> None:
+    """With --trust, from the store named in the service's settings: a hook a person
+    approved is trusted, the same hook changed since is not, and a key outside the
+    service's workspace is never confirmed, whatever the store holds."""
+    workspace, store = rig.tmp / "ws", rig.tmp / "root" / "trust.json"
+    workspace.mkdir()
+    store.parent.mkdir(mode=0o700)
+    for path in (workspace / "hook.sh", rig.tmp / "elsewhere.sh"):
+        path.write_text("#!/bin/sh\ntrue\n")
+    inside = for_script(str(workspace / "hook.sh"))
+    outside = for_script(str(rig.tmp / "elsewhere.sh"))
+    assert inside is not None and outside is not None
+    Trust(str(store), enforce=True).approve([inside, outside])
+    service = rig.service(env={"INITD_TRUST": "1", "INITD_TRUST_FILE": str(store),
+                               "INITD_WORKSPACE": str(workspace)})
+    relay = rig.started(service)
+    relay.send({"op": "trust", "id": 1, "key": inside.key, "digest": inside.digest},
+               {"op": "trust", "id": 2, "key": inside.key, "digest": "0" * 64},
+               {"op": "trust", "id": 3, "key": outside.key, "digest": outside.digest})
+    replies = {r["id"]: r for r in relay.lines(3, lambda: tick(service))}
+    assert replies[1] == {"op": "reply", "id": 1, "trusted": True}
+    for changed_or_outside in (2, 3):
+        assert replies[changed_or_outside] == {"op": "reply", "id": changed_or_outside,
+                                               "trusted": False, "why": UNAPPROVED}
+
+
+def test_a_restarted_service_is_told_the_state_again(rig: Rig) -> None:
+    service = rig.service()
+    relay = rig.started(service)
+    state = {"agent": {"state": "running", "ready": True}}
+    service.push(state)
+    assert relay.lines(1) == [{"op": "state", **state}]
+    first = relay.hello["pid"]
+    os.kill(first, signal.SIGKILL)
+    until(service, lambda: service.child is not None and service.child.pid != first,
+          "the service restarted")
+    again = rig.started(service)
+    service.push(state)  # the same state: the new service knows nothing yet
+    assert again.lines(1) == [{"op": "state", **state}]
+
+
+def test_a_service_that_stops_reading_its_channel_costs_a_line_and_a_restart(
+        rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+    """The supervisor never blocks on the service: pushes it does not take (here the test
+    stops reading the relay, so the relay stops reading the channel) fill the channel;
+    the push that does not go closes it, says so, and the service is restarted."""
+    service = rig.service()
+    relay = rig.started(service)
+    first = relay.hello["pid"]
+    for n in range(1000):  # (a socket buffer holds far less than 1000 x 64 KiB)
+        if service.channel is None:
+            break
+        service.push({"agent": {"n": n, "padding": "x" * 65536}})
+    assert service.channel is None
+    until(service, lambda: service.child is None or service.child.pid != first,
+          "the service killed")
+    assert not alive(first)
+    assert "it does not read its channel" in capsys.readouterr().err
+
+
+def test_a_dead_service_cancels_the_rewrite_it_asked_for(rig: Rig) -> None:
+    pid_file = rig.tmp / "rewrite.pid"
+    service = rig.service(precommit=rewrite(rig.tmp, f"echo $$ > {pid_file}; exec sleep 1000"))
+    relay = rig.started(service)
+    relay.send({"op": "precommit", "id": 5})
+    until(service, lambda: 5 in service._runs and pid_file.exists()
+          and pid_file.read_text().strip() != "", "the rewrite running")
+    running = int(pid_file.read_text())
+    os.kill(relay.hello["pid"], signal.SIGKILL)  # the agent kills its service
+    until(service, lambda: not alive(running), "the rewrite stopped with its service")
+    assert 5 not in service._runs

@@ -1,85 +1,190 @@
-"""supervisor/shutdown.py: the end of a boot, stopped within one budget. On real objects:
-background session hooks (hooks/phase.py) running real hook processes, a real hook
-service child (hookservice.py) whose session holds a hook that ignores TERM, a state
-file's lock held by another process. Deadlines are on events, never on elapsed time."""
+"""supervisor/shutdown.py: the end of a boot, within one budget. ``begin`` starts the
+budget, tells root's state writers to stop waiting for locks, and stops the background
+session hooks beside the agent, in a thread (it returns at once); ``finish``, after the
+agent, stops the hook service with what is left of the budget (at least FLOOR), its
+group and its session together, closes its socket, and waits for the rest. Real
+background hooks, a real service child; deadlines on events only."""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from initd.config import log
-from initd.hooks import phase
+from initd.hooks import discovery
 from initd.hooks.model import Hook
-from initd.process import spawn
-from initd.process.procfs import stat_fields
+from initd.hooks.phase import BackgroundHooks
+from initd.process import procfs, spawn
 from initd.state import statefile
 from initd.state.agentfs.common import Unsafe
 from initd.supervisor.hookservice import ServiceChild
 from initd.supervisor.shutdown import FLOOR, Shutdown
+from initd.supervisor.states import State
 from tests.hooks.support import add_hook, forget_session, hook_context
-
-PIDS = Path("/sys/fs/cgroup/pids")
-BUDGET = 2.0  # seconds of --grace where the service's hook, ignoring TERM, waits it out
-
-
-def wait_for(what: str, check: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
-
-
-def gone(pid: int) -> bool:
-    """Exited: no /proc entry, or a zombie waiting for its reaper."""
-    fields = stat_fields(pid)
-    return fields is None or fields[0] in (b"Z", b"X")
+from tests.support.harness import wait_for
 
 
 @pytest.fixture(autouse=True)
 def not_stopping() -> Iterator[None]:
-    """begin() sets statefile.STOPPING for this whole process: clear before and after."""
+    """``begin`` sets this process's STOPPING: cleared before and after each test (a
+    module run before this one in the same worker may have begun a stop too)."""
     statefile.STOPPING.clear()
     yield
     statefile.STOPPING.clear()
 
 
-def test_the_budget_starts_once() -> None:
-    """The stop signal, or the agent's end, starts the budget; a second begin, or finish
-    after it, never moves its deadline (a later signal would stretch the stop)."""
-    rest = Shutdown(grace=5.0)
-    assert rest.deadline is None
-    rest.begin()
-    first = rest.deadline
-    assert first is not None
-    rest.begin()
-    assert rest.deadline == first
-    rest.finish()  # nothing was started: nothing to stop, and it returns
-    assert rest.deadline == first
+@pytest.fixture
+def sid() -> Iterator[str]:
+    session = f"shutdown-{uuid.uuid4().hex[:8]}"
+    yield session
+    forget_session(session)
 
 
-def test_finish_alone_begins_the_budget() -> None:
-    """An agent that ended by itself: finish starts the budget as begin would."""
-    rest = Shutdown(grace=5.0)
-    rest.finish()
-    assert rest.deadline is not None
-    assert statefile.STOPPING.is_set()
+def alive(pid: int) -> bool:
+    fields = procfs.stat_fields(pid)
+    return fields is not None and fields[0] not in (b"Z", b"X")
+
+
+def background(tmp_path: Path, sid: str) -> tuple[BackgroundHooks, int]:
+    """A background session hook that, told to stop, ends only once ``go`` is there:
+    (its BackgroundHooks, its pid), once it runs."""
+    ws = tmp_path / "ws"
+    add_hook(ws / ".discobot" / "hooks", "10-bg.sh",
+             f"trap 'while [ ! -e {tmp_path}/go ]; do sleep 0.02; done; exit 0' TERM; "
+             f"echo $$ > {tmp_path}/pid; while :; do sleep 0.05; done",
+             type="session", blocking=False)
+    found = discovery.discover([str(ws / ".discobot" / "hooks")], str(ws))
+    assert [hook.id for hook in found.hooks] == ["10-bg"]
+    hooks = BackgroundHooks(found.hooks, hook_context(ws, sid))
+    pid = wait_for(lambda: (tmp_path / "pid").exists() and (tmp_path / "pid").read_text(),
+                   what="the background hook")
+    return hooks, int(str(pid))
+
+
+def service(tmp_path: Path, script: str) -> tuple[ServiceChild, socket.socket]:
+    """A hook service child (a shell in its place: ServiceChild's arguments are its $0…),
+    started and running; and its listening socket."""
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(tmp_path / "api.sock"))
+    listener.listen()
+    child = ServiceChild(spawn.Spec(argv=("sh", "-c", script), env={"PATH": "/usr/bin:/bin"},
+                                    cwd="/"), listener=listener, guards=None, precommit=None,
+                         window=60.0, grace=30.0, log=log.get())
+    child.start()
+    assert child.state is State.STARTING and child.child is not None
+    return child, listener
+
+
+def test_nothing_started_is_nothing_to_stop() -> None:
+    shutdown = Shutdown(grace=5.0)
+    shutdown.finish()
+    assert shutdown.deadline is not None and statefile.STOPPING.is_set()
+    shutdown.finish()  # (once)
+
+
+def test_begin_starts_the_budget_once_and_tells_the_state_writers() -> None:
+    shutdown = Shutdown(grace=600.0)
+    assert not statefile.STOPPING.is_set()
+    shutdown.begin()
+    deadline = shutdown.deadline
+    assert deadline is not None and statefile.STOPPING.is_set()
+    shutdown.begin()  # (the agent's end after the stop signal: the same budget)
+    assert shutdown.deadline == deadline
+
+
+def test_the_background_hooks_are_stopped_beside_the_agent_not_before_it_returns(
+        tmp_path: Path, sid: str) -> None:
+    hooks, pid = background(tmp_path, sid)
+    shutdown = Shutdown(grace=600.0)
+    shutdown.background = hooks
+    shutdown.begin()
+    # begin has returned, and the hook (TERM given, waiting for go) still runs: it is
+    # stopped in a thread, beside whatever the supervisor does meanwhile
+    assert alive(pid)
+    wait_for(lambda: hooks.cancel.is_set(), what="the hooks told to stop")
+    (tmp_path / "go").touch()
+    shutdown.finish()  # waits for it
+    assert not alive(pid) and not hooks.thread.is_alive()
+
+
+def test_the_service_gets_what_is_left_of_the_budget_and_at_least_the_floor(
+        tmp_path: Path) -> None:
+    child, listener = service(tmp_path, "exec sleep 1000")
+    pid = child.child.pid  # type: ignore[union-attr]
+    shutdown = Shutdown(grace=0.0)  # the agent took it all
+    shutdown.service = child
+    shutdown.finish()
+    assert child.grace == FLOOR
+    assert child.state is State.EXITED and not alive(pid)
+    assert listener.fileno() == -1 and not (tmp_path / "api.sock").exists()
+
+
+def test_a_service_stopped_early_gets_no_more_than_the_budget(tmp_path: Path) -> None:
+    child, _ = service(tmp_path, "exec sleep 1000")
+    shutdown = Shutdown(grace=600.0)
+    shutdown.service = child
+    shutdown.finish()
+    assert FLOOR < child.grace <= 600.0
+    assert child.last_code == 128 + signal.SIGTERM
+
+
+# A service that ignores TERM and left a hook that ignores it too, in a group of its own
+# in the service's session (as its hooks are).
+LEAVES = """
+import signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+hook = subprocess.Popen(["sleep", "1000"], process_group=0)  # (TERM ignored: inherited)
+with open(sys.argv[1], "w") as f:
+    f.write(str(hook.pid))
+time.sleep(1000)
+"""
+
+
+def test_a_service_that_ignores_term_and_left_a_hook_is_ended_whole(tmp_path: Path) -> None:
+    """Its group and its session, by one deadline: what ignores TERM is killed at the
+    end of the floor, the service and the hook it left in its session alike."""
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(tmp_path / "api.sock"))
+    listener.listen()
+    child = ServiceChild(spawn.Spec(argv=(sys.executable, "-c", LEAVES, str(tmp_path / "hook")),
+                                    env={}, cwd="/"), listener=listener, guards=None,
+                         precommit=None, window=60.0, grace=30.0, log=log.get())
+    child.start()
+    assert child.child is not None
+    pid = child.child.pid
+    hook = int(str(wait_for(lambda: (tmp_path / "hook").exists()
+                            and (tmp_path / "hook").read_text(), what="the hook")))
+    assert os.getsid(hook) == pid and os.getpgid(hook) == hook  # its session, its own group
+    shutdown = Shutdown(grace=0.0)
+    shutdown.service = child
+    shutdown.finish()
+    assert child.last_code == 128 + signal.SIGKILL
+    assert not alive(pid) and not alive(hook)
+
+
+def test_finish_is_once(tmp_path: Path) -> None:
+    child, _ = service(tmp_path, "exec sleep 1000")
+    shutdown = Shutdown(grace=0.0)
+    shutdown.service = child
+    shutdown.finish()
+    child.state = State.RUNNING  # (were it stopped again, it would be EXITED again)
+    shutdown.finish()
+    assert child.state is State.RUNNING
 
 
 def test_a_writer_waiting_for_a_lock_gives_up_once_the_stop_begins(tmp_path: Path) -> None:
-    """A state file's lock held by someone else (the agent may hold one for ever): a
-    writer waiting for it stops waiting when the stop begins, saying why, so root's
-    writers never hold the stop past its budget."""
+    """What telling the state writers does: a lock another process holds (the agent may
+    hold one for ever) is waited for no longer once the stop begins, saying why."""
     path, ready = tmp_path / "status.lock", tmp_path / "held"
     path.touch()
     holder = subprocess.Popen(["flock", str(path), "sh", "-c", f"touch {ready}; exec sleep 1000"])
@@ -93,12 +198,11 @@ def test_a_writer_waiting_for_a_lock_gives_up_once_the_stop_begins(tmp_path: Pat
             errors.append(err)
 
     try:
-        wait_for("the holder's lock", ready.exists)
+        wait_for(ready.exists, what="the holder's lock")
         waiting = threading.Thread(target=writer, daemon=True)
         waiting.start()
-        assert statefile.STOPPING.is_set() is False
-        Shutdown(grace=5.0).begin()
-        waiting.join(30)
+        Shutdown(grace=600.0).begin()
+        waiting.join(30)  # (a deadline: without the stop it waits 600 s)
         assert not waiting.is_alive(), "the writer still waits for the lock"
     finally:
         holder.kill()
@@ -108,9 +212,9 @@ def test_a_writer_waiting_for_a_lock_gives_up_once_the_stop_begins(tmp_path: Pat
     assert "initd is stopping" in str(errors[0])
 
 
-def lingering_hook(directory: Path, name: str) -> tuple[Hook, Path, Path, Path]:
-    """A background session hook that says it started, notes its TERM and then lingers
-    until the test releases it: (hook, started, termed, release)."""
+def lingering(directory: Path, name: str) -> tuple[Hook, Path, Path, Path]:
+    """A background session hook that says it started, notes its TERM, then lingers until
+    released: (the hook, started, termed, release)."""
     started, termed, release = (directory / f"{name}.{what}"
                                 for what in ("started", "termed", "release"))
     path = add_hook(directory, f"{name}.sh",
@@ -121,143 +225,43 @@ def lingering_hook(directory: Path, name: str) -> tuple[Hook, Path, Path, Path]:
                  blocking=False), started, termed, release)
 
 
-def test_background_hooks_and_the_lifecycle_are_stopped_beside_each_other(
-        tmp_path: Path) -> None:
-    """begin() tells the background session hooks and the devcontainer's commands to stop
-    and returns at once, beside the agent's own stop: each is stopped in a thread of its
-    own, at the same time (both hooks have their TERM while neither has ended), and the
-    hooks queued behind a stopped one never run. finish() waits for both."""
+def test_the_background_hooks_and_the_lifecycle_are_stopped_side_by_side(
+        tmp_path: Path, sid: str) -> None:
+    """Each is stopped in a thread of its own, at once: both have their TERM while
+    neither has ended (one after the other, the second would wait for the first's end);
+    the hooks queued behind the one stopped never run; finish waits for both."""
     ws = tmp_path / "ws"
     ws.mkdir()
-    sid = f"shutdown-{uuid.uuid4().hex[:8]}"
     ctx = hook_context(ws, sid)
-    first, first_started, first_termed, first_release = lingering_hook(tmp_path, "10-first")
-    other, other_started, other_termed, other_release = lingering_hook(tmp_path, "10-other")
+    first, first_started, first_termed, first_release = lingering(tmp_path, "10-first")
+    other, other_started, other_termed, other_release = lingering(tmp_path, "10-other")
     never = tmp_path / "never-ran"
     queued = add_hook(tmp_path, "20-queued.sh", f"touch {never}", type="session",
                       blocking=False)
     try:
-        background = phase.BackgroundHooks(
-            [first, Hook(id="20-queued", name="queued", type="session", path=str(queued),
-                         directory=str(tmp_path), blocking=False)], ctx)
-        lifecycle = phase.BackgroundHooks([other], ctx)  # (stopped the same way: stop())
-        wait_for("both hooks running", lambda: first_started.exists() and other_started.exists())
-        rest = Shutdown(grace=30.0)
-        rest.background, rest.lifecycle = background, lifecycle  # type: ignore[assignment]
-        rest.begin()  # returns while both still run
-        wait_for("TERM to both hooks", lambda: first_termed.exists() and other_termed.exists())
-        assert background.thread.is_alive() and lifecycle.thread.is_alive()
+        hooks = BackgroundHooks([first, Hook(id="20-queued", name="queued", type="session",
+                                             path=str(queued), directory=str(tmp_path),
+                                             blocking=False)], ctx)
+        lifecycle = BackgroundHooks([other], ctx)  # (stopped the same way: its stop())
+        wait_for(lambda: first_started.exists() and other_started.exists(), 30,
+                 what="both running")
+        shutdown = Shutdown(grace=600.0)
+        shutdown.background, shutdown.lifecycle = hooks, lifecycle  # type: ignore[assignment]
+        shutdown.begin()
+        wait_for(lambda: first_termed.exists() and other_termed.exists(), 30,
+                 what="TERM to both")
+        assert hooks.thread.is_alive() and lifecycle.thread.is_alive()
         first_release.touch()
         other_release.touch()
-        rest.finish()
-        assert not background.thread.is_alive() and not lifecycle.thread.is_alive()
+        shutdown.finish()
+        assert not hooks.thread.is_alive() and not lifecycle.thread.is_alive()
         assert not never.exists(), "a hook queued behind a stopped one ran"
     finally:
         first_release.touch()
         other_release.touch()
-        forget_session(sid)
 
 
-SERVICE_HOOK = """
-import os, signal, sys, time
-os.setpgid(0, 0)  # a hook: a group of its own, in the service's session
-signal.signal(signal.SIGTERM, signal.SIG_IGN)
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write(str(os.getpid()))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-while True:
-    time.sleep(1)
-"""
-
-
-def service(tmp_path: Path, ignores_term: bool) -> tuple[ServiceChild, Path, Path]:
-    """A hook service started as root's supervisor starts one (a session of its own, its
-    listening socket and channel passed), that leaves a TERM-ignoring hook in its session:
-    (the service, its socket's path, the file the hook's pid appears in)."""
-    hook_pid, hook = tmp_path / "hook.pid", tmp_path / "hook.py"
-    hook.write_text(SERVICE_HOOK)
-    trap = "trap '' TERM; " if ignores_term else ""
-    script = f"{trap}{sys.executable} {hook} {hook_pid} & while :; do sleep 0.01; done"
-    path = tmp_path / "initd.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
-    listener.listen()
-    svc = ServiceChild(spawn.Spec(argv=("sh", "-c", script, "sh"), env=dict(os.environ),
-                                  cwd="/"),
-                       listener=listener, guards=None, precommit=None, window=60.0,
-                       grace=30.0, log=log.get())
-    svc.start()
-    wait_for("the service's hook", hook_pid.exists)
-    return svc, path, hook_pid
-
-
-@pytest.mark.slow
-def test_the_service_gets_at_least_the_floor_when_the_agent_took_the_grace(
-        tmp_path: Path) -> None:
-    """The agent took the whole budget: the hook service still gets FLOOR, then KILL, to
-    its group and its whole session together (a hook there that ignores TERM goes too);
-    then its socket is closed and its file gone."""
-    svc, path, hook_pid = service(tmp_path, ignores_term=True)
-    pid, hook = svc.child.pid if svc.child else 0, int(hook_pid.read_text())
-    try:
-        rest = Shutdown(grace=0.0)
-        rest.service = svc
-        rest.begin()
-        rest.finish()
-        assert svc.grace == FLOOR  # what it was given: the floor, not what was left
-        assert svc.last_code == 128 + 9  # it ignored TERM: killed at the floor's end
-        assert gone(pid) and gone(hook), "the service's group or session outlived finish()"
-        assert not path.exists() and svc.listener.fileno() == -1
-    finally:
-        for left in (pid, hook):
-            if not gone(left):
-                os.kill(left, 9)
-
-
-@pytest.mark.slow
-def test_the_service_gets_what_is_left_of_the_budget(tmp_path: Path) -> None:
-    """With time left, the service is given what is left of the same budget (never a
-    new grace of its own), and a service that exits on TERM ends with TERM's code; the
-    hook it left in its session, ignoring TERM, is killed by the same deadline."""
-    svc, path, hook_pid = service(tmp_path, ignores_term=False)
-    pid, hook = svc.child.pid if svc.child else 0, int(hook_pid.read_text())
-    try:
-        rest = Shutdown(grace=BUDGET)
-        rest.service = svc
-        rest.finish()
-        assert FLOOR <= svc.grace <= BUDGET
-        assert svc.last_code == 128 + 15
-        assert gone(pid) and gone(hook)
-        assert not path.exists()
-    finally:
-        for left in (pid, hook):
-            if not gone(left):
-                os.kill(left, 9)
-
-
-class Service:
-    """What finish() asks of a hook service, noted in order."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-
-    def stop(self, sig: int, grace: float) -> int:
-        self.calls.append(f"stop {sig}")
-        return 0
-
-    def close(self) -> None:
-        self.calls.append("close")
-
-
-def test_finish_stops_the_service_once() -> None:
-    """finish() is called on every way out of a boot; the service is stopped (TERM) and
-    closed once, in that order."""
-    svc = Service()
-    rest = Shutdown(grace=1.0)
-    rest.service = svc  # type: ignore[assignment]
-    rest.finish()
-    rest.finish()
-    assert svc.calls == ["stop 15", "close"]
+PIDS = Path("/sys/fs/cgroup/pids")
 
 
 @pytest.fixture
