@@ -187,7 +187,8 @@ def test_a_writer_waiting_for_a_lock_gives_up_once_the_stop_begins(tmp_path: Pat
     hold one for ever) is waited for no longer once the stop begins, saying why."""
     path, ready = tmp_path / "status.lock", tmp_path / "held"
     path.touch()
-    holder = subprocess.Popen(["flock", str(path), "sh", "-c", f"touch {ready}; exec sleep 1000"])
+    holder = subprocess.Popen(["flock", str(path), "sh", "-c", f"touch {ready}; exec sleep 1000"],
+                              start_new_session=True)  # (its sleep goes with the group)
     fd = os.open(path, os.O_RDWR)
     errors: list[BaseException] = []
 
@@ -205,7 +206,7 @@ def test_a_writer_waiting_for_a_lock_gives_up_once_the_stop_begins(tmp_path: Pat
         waiting.join(30)  # (a deadline: without the stop it waits 600 s)
         assert not waiting.is_alive(), "the writer still waits for the lock"
     finally:
-        holder.kill()
+        os.killpg(holder.pid, signal.SIGKILL)  # flock and its sleep, never an orphan left
         holder.wait()
         os.close(fd)
     assert len(errors) == 1 and isinstance(errors[0], Unsafe), errors
