@@ -46,3 +46,15 @@ def test_a_16_mib_write_costs_one_copy_at_a_time() -> None:
         tracemalloc.stop()
     assert made is not None and len(made) > len(content)
     assert peak < 2.2 * len(content), peak  # the replace and the join: 2 (was 5.9)
+
+
+def test_a_large_patch_is_read_whole_a_line_at_a_time() -> None:
+    """A 4 MiB patch of Codex's own (its lines were a tuple made again per line: a 1 MiB
+    one took 26 s, this one would not end within the test's 60 s deadline)."""
+    content = "\tvalue = compute('x', table[1])  # step\n" * (2**22 // 40)
+    made = patch.build("Write", {"file_path": "a.py", "content": content}, "/ws")
+    update = f"{BEGIN}\n*** Update File: b.py\n@@\n x\n-y\n+z\n{END}\n"
+    assert made is not None
+    [added, updated] = patch.parse(made + update)
+    assert patch.text(added.new) == content and added.kind == "add"
+    assert (updated.old, updated.new) == (("x", "y"), ("x", "z"))
