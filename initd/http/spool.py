@@ -1,13 +1,13 @@
 """Request bodies past SPOOL_AT kept in a file, not in memory: the hook service takes an
 event's payload up to 16 MiB (a Write's whole file), and holding those as they came, then
-as the app's copies, cost it 5-7x the payload. A body past SPOOL_AT goes, as it arrives,
-to a file no name leads to (agentfs.unnamed: O_TMPFILE in the service's own state
-directory, the agent's, never root's), which the app then reads (``wsgi.input``) and a
-hook's stdin may be copied from; it is gone with its descriptor, so a crash leaves
-nothing behind. What the files hold at once is bounded (MAX_SPOOLED); a body that finds
-no room, or that cannot be written (a full disk, a directory the agent made unusable),
-is read to its end and dropped, and the request answered 503 (try again): never taken
-in part, never kept in memory instead."""
+as the app's copies, made its memory grow with what the agent sent. A body past SPOOL_AT
+goes, as it arrives, to a file no name leads to (agentfs.unnamed: O_TMPFILE in the
+service's own state directory, the agent's, never root's), which the app then reads
+(``wsgi.input``) and a hook's stdin may be copied from; it is gone with its descriptor,
+so a crash leaves nothing behind. What the files hold at once is bounded (MAX_SPOOLED); a
+body that finds no room, or that cannot be written (a full disk, a directory the agent
+made unusable), is read to its end and dropped, and the request answered 503 (try
+again): never taken in part, never kept in memory instead."""
 
 from __future__ import annotations
 

@@ -44,9 +44,9 @@ class FileOp(NamedTuple):
 
 def parse(text: str) -> list[FileOp]:
     """The files ``text`` writes, in its order (none: it is no patch). Each file's lines
-    are gathered in lists, made tuples once at the end (a tuple made again per line made
-    a 1 MiB patch take 26 s, and a 16 MiB one hours), from the text a line at a time
-    (never a list of all its lines besides)."""
+    are gathered in lists, made tuples once at the end (a tuple made again per line is
+    quadratic in the patch), from the text a line at a time (never a list of all its
+    lines besides)."""
     ops: list[FileOp] = []
     gathered: list[tuple[list[str], list[str]]] = []  # each op's old and new lines
     inside = False  # in a file's lines (not past an "*** End Patch")
@@ -120,8 +120,8 @@ def build(tool: str, given: Mapping[str, Any], cwd: str) -> str | None:
 
 def _marked(text: str, mark: str) -> tuple[str, ...]:
     """``text``'s lines, each after ``mark`` and ending in a newline, as pieces to join:
-    one replace, never a list of its lines (a Write's 16 MiB file has 400,000 of them,
-    and they cost six times the file as strings of their own)."""
+    one replace, never a list of its lines (a string per line costs several times the
+    text)."""
     if not text:
         return ()
     ends = text.endswith("\n")
