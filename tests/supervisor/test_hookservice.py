@@ -151,7 +151,7 @@ def tick(service: ServiceChild) -> None:
 
 
 def until(service: ServiceChild, done: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # (a deadline on an event, under load)
     while not done():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         tick(service)
