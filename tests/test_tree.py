@@ -27,7 +27,7 @@ PROCESS_TESTED = {"initd.commands.probe",
                   # the supervisor's loop and its signal handlers are the process's own:
                   # their tests run a real initd, or the channel in a child of its own
                   "initd.supervisor.boot", "initd.supervisor.supervised",
-                  "initd.supervisor.sigchan"}
+                  "initd.supervisor.sigchan", "initd.supervisor.deferred"}
 
 
 def module_name(path: Path) -> str:
