@@ -197,7 +197,7 @@ def _pre_tool(specific: dict[str, Any], decision: object, reason: str | None, la
     ask > allow"), or the deprecated top-level ``decision`` approve | block."""
     permission = specific.get("permissionDecision")
     why = _text(specific.get("permissionDecisionReason"))
-    if permission is None and decision in DEPRECATED:
+    if permission is None and isinstance(decision, str) and decision in DEPRECATED:
         permission, why = DEPRECATED[str(decision)], why or reason
     if permission not in PERMISSIONS:
         note = note or (f"permissionDecision {permission!r}: not allow, ask, defer or deny: "

@@ -78,8 +78,12 @@ def unread(node: Node, data: bytes) -> bool:
     """Whether the grammar kept text of a HOLDER's out of its named parts, or in one,
     where words would lose it: ``-$`` in ``rm -$"rf"`` (bash: ``-rf``), the ``$`` of
     ``x$`` (bash: ``x$``), ``$$`` (the shell's pid), an escaped blank between two parts
-    (``rm \\ -rf``: bash's word is `` -rf``). Only ``$"…"`` (a translated string: its
-    ``$`` is no text) is read."""
+    (``rm \\ -rf``: bash's word is `` -rf``), a comment the grammar starts after an
+    escaped blank. Only ``$"…"`` (a translated string: its ``$`` is no text) is read."""
+    if node.type == "comment":  # `echo \\ #; rm x`: an escaped blank, then a word (rm runs)
+        before = data[:max(node.start_byte - 1, 0)]
+        escapes = len(before) - len(before.rstrip(b"\\"))
+        return data[node.start_byte - 1:node.start_byte] in (b" ", b"\t") and escapes % 2 == 1
     if node.type not in HOLDERS:
         return False
     children = node.children

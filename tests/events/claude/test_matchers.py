@@ -218,7 +218,8 @@ def test_the_parsers_are_imported_only_where_a_rule_needs_them(tmp_path: Path) -
     assert out == ["[]", "['tree_sitter']", "['re2', 'tree_sitter']"]
 
 
-@pytest.mark.parametrize("command", ['rm -$"rf" /tmp/x', 'git push -$"-force"', "rm x$ -rf"])
+@pytest.mark.parametrize("command", ['rm -$"rf" /tmp/x', 'git push -$"-force"', "rm x$ -rf",
+                                     "echo \\ #; rm -rf /tmp/x; git push --force"])
 def test_a_word_the_grammar_reads_otherwise_than_bash_runs_the_hook(command: str) -> None:
     """``-$"rf"`` is ``-rf`` to bash; the grammar once left its ``-`` out, and an ``if``
     of ``Bash(rm -rf *)`` let ``rm -$"rf" /tmp/x`` through (test_shellwords.py)."""

@@ -51,6 +51,7 @@ def test_simple_commands(command: str, read: list[list[str | None]]) -> None:
     "echo $ x",
     "rm \\ -rf",  # an escaped blank starting a word: bash's word is " -rf"
     "printf x {\t{-{",  # a blank bash splits at, inside one word of the grammar's
+    "echo \\ #; rm -rf x",  # the grammar's comment after an escaped blank: bash runs rm
     "r\\\nm x",  # a backslash-newline inside a word: bash joins it
     "rm (",  # a syntax error
     "! { rm x; }",  # a reserved word read as a command's name
@@ -90,13 +91,17 @@ def bash_words(line: str) -> list[str] | None:
     return out.stdout.decode().split("\0")[1:-1]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomize: the same lines every run, so a run's verdict is the code's, not its luck
+# (a longer hunt with random lines, 4,400 of them, found nothing more)
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=7).map("".join))
 @example('-$"rf"')
 @example("x$")
 @example("\\ -rf")
 @example("{\t{-{")
 @example("r$$")
+@example("\\ #")
 def test_every_word_read_is_the_word_bash_passes(line: str) -> None:
     found = shellwords.simple_commands(f"printf '%s\\0' - {line}")
     if found is None or len(found) != 1 or HOLE in {s for w in found[0] for s in w}:
