@@ -1,4 +1,5 @@
-"""An event engine as the hook service builds it, on a real workspace, for tests."""
+"""An event engine as the hook service builds it, on a real workspace, for tests; and what
+a format's loader is tested with: a workspace beside a home, files put there, errors."""
 
 from __future__ import annotations
 
@@ -57,3 +58,28 @@ class Workspace:
             ctx = ctx._replace(limits=self.limits)
             self.engine = wiring.for_context(ctx, str(self.path / "no-image"))
         return self.engine.fire(event, payload or {}).as_json()
+
+
+FIXTURES = Path(__file__).parent / "fixtures"  # each format's examples, verbatim
+
+
+def loader_workspace(tmp_path: Path) -> Path:
+    """A bare workspace (no repository) with a home beside it (``home(ws)``)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "home").mkdir()
+    return tmp_path / "ws"
+
+
+def home(ws: Path) -> str:
+    return str(ws.parent / "home")
+
+
+def put(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def errors(found: Any) -> list[str]:
+    """The error lines of a loader's ``Collected``."""
+    return [p.text for p in found.problems if p.severity == "error"]

@@ -11,30 +11,13 @@ from pathlib import Path
 import pytest
 
 from initd.events import dialects
+from tests.events.support import FIXTURES, errors, home, loader_workspace, put
 from tests.hooks.support import add_hook
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "home").mkdir()
-    return tmp_path / "ws"
-
-
-def home(ws: Path) -> str:
-    return str(ws.parent / "home")
-
-
-def put(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def errors(found: dialects.Collected) -> list[str]:
-    return [p.text for p in found.problems if p.severity == "error"]
+    return loader_workspace(tmp_path)
 
 
 def test_load_all_in_order_and_the_cache_keeps_the_sessions_snapshot(ws: Path) -> None:

@@ -12,22 +12,13 @@ from initd.events import dialects
 from initd.events.dialects.discobot import standing
 from initd.events.model import BLOCKABLE
 from initd.hooks.discovery import Broken
+from tests.events.support import errors, home, loader_workspace
 from tests.hooks.support import add_hook
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "home").mkdir()
-    return tmp_path / "ws"
-
-
-def home(ws: Path) -> str:
-    return str(ws.parent / "home")
-
-
-def errors(found: dialects.Collected) -> list[str]:
-    return [p.text for p in found.problems if p.severity == "error"]
+    return loader_workspace(tmp_path)
 
 
 def test_discobot_scripts_on_events(ws: Path) -> None:

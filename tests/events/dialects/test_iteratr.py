@@ -9,31 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from initd.events import dialects
 from initd.events.dialects import iteratr
-
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+from tests.events.support import FIXTURES, errors, loader_workspace, put
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "home").mkdir()
-    return tmp_path / "ws"
-
-
-def home(ws: Path) -> str:
-    return str(ws.parent / "home")
-
-
-def put(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def errors(found: dialects.Collected) -> list[str]:
-    return [p.text for p in found.problems if p.severity == "error"]
+    return loader_workspace(tmp_path)
 
 
 def test_iteratr_spec_example(ws: Path) -> None:
