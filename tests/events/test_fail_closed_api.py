@@ -26,7 +26,7 @@ from initd.http import server as httpd
 from initd.http import wire, workers
 from initd.service.app import EVENT_BODY, MAX_BODY
 from tests.hooks.support import forget_session, git_repo
-from tests.service.support import start
+from tests.service.support import post, start
 
 GUARD = '[[agent.hooks]]\nevent = "pre_tool"\ncommand = "echo no >&2; exit 1"\nblock = true\n'
 OVER = EVENT_BODY + 1024
@@ -45,19 +45,6 @@ def service(tmp_path: Path) -> Iterator[str]:
     proc.wait(10)
     forget_session(sid)
 
-
-def post(sock: str, path: str, body: bytes) -> tuple[int, Any]:
-    """The whole request, then the whole answer (never a reset: the test fails on one)."""
-    with socket.socket(socket.AF_UNIX) as conn:
-        conn.settimeout(60)
-        conn.connect(sock)
-        conn.sendall(f"POST {path} HTTP/1.0\r\nContent-Length: {len(body)}\r\n\r\n"
-                     .encode() + body)
-        answer = b""
-        while chunk := conn.recv(65536):
-            answer += chunk
-    head, _, payload = answer.partition(b"\r\n\r\n")
-    return int(head.split(b" ")[1]), json.loads(payload)
 
 
 def big(size: int) -> bytes:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 from typing import Any
@@ -17,6 +19,21 @@ INITD = [sys.executable, "-m", "initd"]
 
 def call(sock: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
     return client.call(method, path, body, sock=sock, timeout=60)
+
+
+def post(sock: str, path: str, body: bytes, timeout: float = 60) -> tuple[int, Any]:
+    """Raw bytes as the body: the whole request, then the whole answer (never a reset: a
+    test fails on one), with no client of initd's between (its checks, its resends)."""
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.settimeout(timeout)
+        conn.connect(sock)
+        conn.sendall(f"POST {path} HTTP/1.0\r\nContent-Length: {len(body)}\r\n\r\n"
+                     .encode() + body)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, payload = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), json.loads(payload)
 
 
 def start(sock: str, workspace: str, session: str, *more: str) -> subprocess.Popen[str]:

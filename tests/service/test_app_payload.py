@@ -11,7 +11,6 @@ import hashlib
 import http.server
 import json
 import signal
-import socket
 import threading
 import uuid
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.hooks.support import forget_session, git_repo
+from tests.service import support
 from tests.service.support import start
 
 MiB = 2**20
@@ -49,17 +49,9 @@ def guarded(tmp_path: Path) -> Iterator[tuple[str, Path, int]]:
     forget_session(sid)
 
 
+
 def post(sock: str, path: str, body: bytes) -> tuple[int, Any]:
-    with socket.socket(socket.AF_UNIX) as conn:
-        conn.settimeout(120)
-        conn.connect(sock)
-        conn.sendall(f"POST {path} HTTP/1.0\r\nContent-Length: {len(body)}\r\n\r\n"
-                     .encode() + body)
-        answer = b""
-        while chunk := conn.recv(65536):
-            answer += chunk
-    head, _, payload = answer.partition(b"\r\n\r\n")
-    return int(head.split(b" ")[1]), json.loads(payload)
+    return support.post(sock, path, body, timeout=120)  # (16 MiB through two guards)
 
 
 def kib(pid: int, key: str) -> int:

@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from initd.state.agentfs import Place
 from initd.state.idempotency import digest
 from initd.state.journal import (
     FULL,
@@ -23,19 +21,7 @@ from initd.state.journal import (
     Journal,
     KeyReused,
 )
-
-
-class Said:
-    def __init__(self) -> None:
-        self.lines: list[tuple[str, dict[str, Any]]] = []
-
-    def __call__(self, message: str, **fields: Any) -> None:
-        self.lines.append((message, fields))
-
-
-def journal(tmp_path: Path) -> tuple[Journal, Said]:
-    said = Said()
-    return Journal(Place(str(tmp_path), ("session", "journal")), said), said
+from tests.state.support import journal
 
 
 def test_a_second_delivery_sees_what_the_first_fired_recorded_and_answered(tmp_path: Path

@@ -10,22 +10,9 @@ from typing import Any
 
 import pytest
 
-from initd.state.agentfs import Place
 from initd.state.journal import Journal
 from initd.state.journal.entry import DROPPED, FULL, LINE_LIMIT, LOST, READ_LIMIT, SMALL, once
-
-
-class Said:
-    def __init__(self) -> None:
-        self.lines: list[tuple[str, dict[str, Any]]] = []
-
-    def __call__(self, message: str, **fields: Any) -> None:
-        self.lines.append((message, fields))
-
-
-def journal(tmp_path: Path) -> tuple[Journal, Said]:
-    said = Said()
-    return Journal(Place(str(tmp_path), ("session", "journal")), said), said
+from tests.state.support import journal
 
 
 def test_once_runs_a_step_once_and_tells_a_recorded_none_from_a_lost_one(tmp_path: Path
