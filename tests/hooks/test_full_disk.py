@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.hooks.support import add_hook
+from tests.support import tmpfs
 
 AGENT = textwrap.dedent("""
     import json, os, sys, time
@@ -61,14 +61,8 @@ AGENT = textwrap.dedent("""
 
 @pytest.fixture
 def small_disk() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="initd-full-"))
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=1777", "tmpfs", str(path)],
-                   check=True)
-    try:
+    with tmpfs.mounted("size=1m,mode=1777", "initd-full-") as path:
         yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-        path.rmdir()
 
 
 @pytest.mark.slow

@@ -8,8 +8,6 @@ tmpfs."""
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from initd.http import spool as spooling
 from initd.http.spool import NO_ROOM, SPOOL_AT, Spool
 from initd.http.wire import Arriving, Refused
 from initd.state.agentfs import Place
+from tests.support import tmpfs
 
 HEAD = b"POST /v1/events/pre_tool HTTP/1.0\r\nContent-Length: %d\r\n\r\n"
 
@@ -90,14 +89,8 @@ def full_disk() -> Iterator[Path]:
     """A tmpfs of 256 KiB."""
     if os.geteuid() != 0:
         pytest.skip("cannot run here: mounting a tmpfs needs root")
-    path = Path(tempfile.mkdtemp(prefix="initd-spool-full-"))
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(path)],
-                   check=True)
-    try:
+    with tmpfs.mounted("size=256k", "initd-spool-full-") as path:
         yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-        path.rmdir()
 
 
 def test_a_full_disk_is_that_requests_503(full_disk: Path) -> None:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support import tmpfs
 from tests.support.attack import Agent, Canary, agent_script
 
 # a nyzhi guard that reads the event and blocks it: "no" is the guard's own answer
@@ -102,14 +101,9 @@ FILL = COMMON + """
 @pytest.fixture
 def small_disk(agent: Agent) -> Iterator[Path]:
     """A 4 MiB tmpfs of the agent's, for its initd's state (--state-dir)."""
-    path = Path(tempfile.mkdtemp(prefix="initd-spool-disk-"))
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size=4m,mode=0755,uid={agent.uid},"
-                    f"gid={agent.gid}", "tmpfs", str(path)], check=True)
-    try:
+    with tmpfs.mounted(f"size=4m,mode=0755,uid={agent.uid},gid={agent.gid}",
+                       "initd-spool-disk-") as path:
         yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-        path.rmdir()
 
 
 @pytest.mark.slow
