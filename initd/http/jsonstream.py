@@ -66,7 +66,7 @@ def _string(text: str) -> Iterator[bytes]:
     pieces' escapes are the whole string's)."""
     yield b'"'
     for at in range(0, len(text), PIECE):
-        yield json.encoder.encode_basestring_ascii(text[at : at + PIECE])[1:-1].encode()
+        yield json.dumps(text[at : at + PIECE])[1:-1].encode()
     yield b'"'
 
 
