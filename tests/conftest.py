@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from initd.config import log
 from tests.support.harness import Initd  # (neither reads HOME when imported)
 from tests.support.users import AGENT, AGENT_GROUP, remove_user
 
@@ -122,3 +123,11 @@ def the_real_home_is_untouched() -> Iterator[None]:
     changed = [sub for sub, mtime in _real_mtimes().items() if mtime != mtimes[sub]]
     assert changed == [], (f"tests changed {', '.join(changed)} in the real home "
                            f"{REAL_HOME} (and removed what they wrote)")
+
+
+@pytest.fixture(autouse=True)
+def the_log_starts_at_its_default() -> Iterator[None]:
+    """A verb's main run in the test's own process configures that process's log (``run``
+    of precommit: errors only): the next test in the worker must not lose its warnings."""
+    yield
+    log.configure(0, "json")  # the default: warnings and up, JSON lines

@@ -51,4 +51,10 @@ def serving(path: str, answer: Answer) -> Iterator[list[bytes]]:
     try:
         yield seen
     finally:
+        # (a close alone leaves the thread in accept() for good: a shutdown wakes it)
+        try:
+            listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        thread.join(timeout=30)
         listener.close()
