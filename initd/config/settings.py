@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, MutableMapping, Sequence
     from typing import Any
 
+    from initd.config.services import Service
+
 
 class Option(NamedTuple):
     """One setting: where it can come from and how its text becomes a value."""
@@ -87,6 +89,7 @@ OPTIONS = (
     Option("trust", boolean, False, ("INITD_TRUST",)),
     Option("trust_file", path, DEFAULT_TRUST_FILE, ("INITD_TRUST_FILE",)),
     Option("hook_limits", hook_limits, NO_LIMITS, ("INITD_HOOK_LIMITS",)),
+    Option("services_log_dir", path, None, ("INITD_SERVICES_LOG_DIR",)),  # None: see there
 )
 
 
@@ -122,8 +125,10 @@ class Settings(NamedTuple):
     trust: bool  # run a workspace hook only if its content was approved (initd hooks trust)
     trust_file: str  # where approvals are kept
     hook_limits: Limits  # every hook's, unless its own front matter says otherwise
+    services_log_dir: str | None  # the services' logs (supervisor/services.py: None)
     config: str | None
     warnings: tuple[str, ...] = ()
+    services: tuple[Service, ...] = ()  # the image's (config/services.py): only from its file
 
     def remapped(self, code: int) -> int:
         return dict(self.remap_exit).get(code, code)
@@ -140,6 +145,11 @@ def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settin
     # Naming a secret adds to the default, never un-hides it: discobot's own secret is
     # the one its hooks leaked (discobot.md §1).
     values["secret"] = tuple(dict.fromkeys((*ALWAYS_SECRET, *values["secret"])))
+    declared: tuple[Service, ...] = ()
+    if config.get("services") is not None:  # (its parser only when there are some)
+        from initd.config import services
+
+        declared = services.load(config["services"], config_path)
     return Settings(
         command=tuple(getattr(flags, "command", ())),  # the main command's CMD; a verb has none
         workspace_given=values["workspace"] is not None,
@@ -147,6 +157,7 @@ def load(flags: argparse.Namespace, environ: MutableMapping[str, str]) -> Settin
         socket=values.pop("socket") or default_socket(environ),
         config=config_path if config else None,
         warnings=tuple(warnings),
+        services=declared,
         **values,
     )
 
@@ -220,7 +231,7 @@ def _read_config(config_path: str, explicit: bool) -> tuple[dict[str, Any], list
     if not isinstance(data, dict):
         raise InitdError(f"config file {config_path}: expected a mapping of settings at the top")
     config = {str(k).replace("-", "_"): v for k, v in data.items()}
-    known = {opt.name for opt in OPTIONS}
+    known = {opt.name for opt in OPTIONS} | {"services"}
     warnings = [f"config file {config_path}: unknown key {k!r} ignored"
                 for k in sorted(config) if k not in known]
     return {k: v for k, v in config.items() if k in known}, warnings

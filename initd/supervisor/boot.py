@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from initd.supervisor.deferred import DeferredService
     from initd.supervisor.health import Probes
     from initd.supervisor.hookservice import ServiceChild
+    from initd.supervisor.services import ServiceSet
 
 
 
@@ -73,10 +74,14 @@ def boot(flags: argparse.Namespace) -> int:
     for warning in config.warnings:
         logger.warning(warning)
     account = agent_account(config, logger)
+    rest = Shutdown(config.grace)  # what is stopped beside the agent, and after it
+    if config.services:  # 1b. the image's services, checked whole before anything runs
+        from initd.supervisor.services import build
+
+        rest.services = build(config, account, logger)
     probes = start_probes(config)  # /healthz answers from now on, during the hooks too
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
-    rest = Shutdown(config.grace)  # what is stopped beside the agent, and after it
     held = None  # the guard snapshot's memory file, for every start of the hook service
     try:
         repo = find_repo(config, account, signals, logger) if wants_precommit(config) \
@@ -176,12 +181,14 @@ def run_agent(config: settings.Settings, account: users.Account | None, rest: Sh
             return config.remapped(128 + signals.stop_signal)
         with log.phase(logger, "agent start"):
             agent.start()
+        if rest.services is not None:  # 5c. the image's services, as their needs allow
+            rest.services.start_due()
         if service_after is not None:  # (a request the agent makes waits in its backlog
             service = rest.service = service_after(agent)  # and starts the service)
         code = supervise(agent, signals, logger, service, probes, rest.begin,  # 6-7.
-                         lifecycle.attach if lifecycle is not None else None)
+                         lifecycle.attach if lifecycle is not None else None, rest.services)
     finally:
-        tell(describe(agent, service, "stopping"), service, probes)
+        tell(describe(agent, service, "stopping", rest.services), service, probes)
         rest.finish()  # the agent first, then its hook service; the rest with them
     return config.remapped(code)
 
@@ -213,8 +220,8 @@ def agent_account(config: settings.Settings, logger: log.Logger) -> users.Accoun
     return account
 
 
-def describe(agent: Supervised, service: DeferredService | None, phase: str
-             ) -> dict[str, Any]:
+def describe(agent: Supervised, service: DeferredService | None, phase: str,
+             services: ServiceSet | None = None) -> dict[str, Any]:
     """The supervisor's view, for /v1/health and /v1/ready, /healthz and /readyz: with
     what it cannot keep (hook results a full disk refused: written when it allows)."""
     mine: dict[str, Any] = {"pid": os.getpid(), "phase": phase, "version": __version__}
@@ -222,8 +229,11 @@ def describe(agent: Supervised, service: DeferredService | None, phase: str
     problems = status.backlog_problems() if status is not None else []
     if problems:
         mine["problems"] = problems
-    return {"initd": mine, "agent": agent.describe(),
-            "service": service.describe() if service is not None else None}
+    described = {"initd": mine, "agent": agent.describe(),
+                 "service": service.describe() if service is not None else None}
+    if services is not None:
+        described["services"] = services.describe()
+    return described
 
 
 def tell(state: dict[str, Any], service: DeferredService | None,
@@ -245,15 +255,21 @@ def start_probes(config: settings.Settings) -> Probes | None:
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
               service: DeferredService | None = None, probes: Probes | None = None,
               stopping: Callable[[], None] | None = None,
-              up: Callable[[], None] | None = None) -> int:
+              up: Callable[[], None] | None = None, services: ServiceSet | None = None
+              ) -> int:
     """Until the agent is done: forward signals, restart by policy, stop on the stop signal.
     The hook service, if any, is kept alive alongside and told of every change; only the
     agent's fate ends it. ``up`` is called once, when the agent is first running (ready,
-    with a readiness check): devcontainer.json's postAttachCommand waits for it."""
-    children: list[Supervised | DeferredService] = [agent] if service is None \
-        else [agent, service]
+    with a readiness check): devcontainer.json's postAttachCommand waits for it. A critical
+    service that ends for good (``services``) stops the agent as the stop signal does,
+    and its code is the container's."""
+    children: list[Supervised | DeferredService | ServiceSet] = [
+        agent, *([service] if service is not None else []),
+        *([services] if services is not None else [])]
     while not agent.state.final:
-        state = describe(agent, service, "running")
+        if services is not None and services.gave_up is not None:
+            return gave_up(agent, signals, logger, service, services, probes, stopping)
+        state = describe(agent, service, "running", services)
         tell(state, service, probes)
         if up is not None and state["agent"]["ready"]:
             up()
@@ -269,7 +285,7 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
                 # (what came after it is passed on during the stop, after it: invariant 9)
                 signals.put_back(received[at + 1:])
                 # not ready from now on: traffic goes elsewhere
-                tell(describe(agent, service, "stopping"), service, probes)
+                tell(describe(agent, service, "stopping", services), service, probes)
                 if stopping is not None:  # what stops beside the agent (shutdown.py)
                     stopping()
                 return stop(agent, sig, signals, logger, service)
@@ -278,6 +294,19 @@ def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
             child.tick()
     assert agent.last_code is not None
     return agent.last_code
+
+
+def gave_up(agent: Supervised, signals: SignalChannel, logger: log.Logger,
+            service: DeferredService | None, services: ServiceSet, probes: Probes | None,
+            stopping: Callable[[], None] | None) -> int:
+    """A critical service ended for good: the agent is stopped as by the stop signal, and
+    the container's code is the service's (1 for a 0: it failed all the same)."""
+    assert services.gave_up is not None
+    tell(describe(agent, service, "stopping", services), service, probes)
+    if stopping is not None:
+        stopping()
+    stop(agent, signals.stop_signal, signals, logger, service)
+    return services.gave_up[1]
 
 
 def stop(agent: Supervised, sig: int, signals: SignalChannel, logger: log.Logger,

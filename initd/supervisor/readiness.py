@@ -12,17 +12,23 @@ with ``socket`` alone; a URL pays for what it needs (``urllib``).
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import threading
 from typing import TYPE_CHECKING
 
+from initd.errors import InitdError
+
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from initd.process.users import Account
 
     Check = Callable[[], bool]
 FIRST_INTERVAL = 0.05  # doubling to MAX_INTERVAL: a fast agent is seen ready at once
 MAX_INTERVAL = 0.5
 ATTEMPT_TIMEOUT = 1.0
+EXEC_TIMEOUT = 10.0  # seconds an exec probe may take (its group killed then: not ready)
 
 
 def port_check(port: int) -> Check:
@@ -64,6 +70,27 @@ def url_check(url: str) -> Check:
             return False
         finally:
             conn.close()
+    return check
+
+
+def exec_check(argv: tuple[str, ...], account: Account | None) -> Check:
+    """``argv`` exits 0 within EXEC_TIMEOUT, run as ``account`` (a service's own user:
+    root runs no probe of a service's as root unless the service is root's), in a group
+    of its own, killed with it at the timeout."""
+    from initd.process import spawn
+
+    def check() -> bool:
+        try:
+            child = spawn.spawn(spawn.Spec(argv=argv, env=spawn.environment(
+                {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, account), cwd="/",
+                account=account, stdout=spawn.DEVNULL, stderr=spawn.DEVNULL))
+        except (spawn.ExecFailed, OSError, InitdError):
+            return False
+        code = child.wait(EXEC_TIMEOUT)
+        if code is None:
+            child.signal_group(signal.SIGKILL)
+            child.wait(None)
+        return code == 0
     return check
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from initd.devcontainer.lifecycle import Lifecycle
     from initd.hooks.phase import BackgroundHooks
     from initd.supervisor.deferred import DeferredService
+    from initd.supervisor.services import ServiceSet
 
 FLOOR = 0.5  # seconds the hook service gets at least, when the agent took all the grace
 
@@ -39,6 +40,7 @@ class Shutdown:
         self.background: BackgroundHooks | None = None
         self.lifecycle: Lifecycle | None = None
         self.service: DeferredService | None = None
+        self.services: ServiceSet | None = None  # the image's (services.py)
         self.deadline: float | None = None
         self._threads: list[threading.Thread] = []  # (threading: imported with the first)
         self._done = False
@@ -66,8 +68,11 @@ class Shutdown:
             return
         self._done = True
         self.begin()
+        assert self.deadline is not None
+        if self.services is not None:  # (dependents first: services.py), beside the
+            services, deadline = self.services, self.deadline  # hook service's stop
+            self._thread(lambda: services.stop(max(deadline, time.monotonic() + FLOOR)))
         if self.service is not None:
-            assert self.deadline is not None
             left = max(FLOOR, self.deadline - time.monotonic())
             self.service.stop(signal.SIGTERM, grace=left)
             self.service.close()
