@@ -26,7 +26,8 @@ TIERS = ("", "pid1", "process", "config", "state", "http", "hooks", "events", "d
 PROCESS_TESTED = {"initd.commands.probe",
                   # the supervisor's loop and its signal handlers are the process's own:
                   # their tests run a real initd, or the channel in a child of its own
-                  "initd.supervisor.boot", "initd.supervisor.supervised",
+                  "initd.supervisor.boot", "initd.supervisor.loop",
+                  "initd.supervisor.supervised",
                   "initd.supervisor.sigchan", "initd.supervisor.deferred"}
 
 

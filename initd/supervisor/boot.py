@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import time
 from typing import TYPE_CHECKING
 
-from initd import __version__
 from initd.config import log, settings
 from initd.errors import shown
-from initd.pid1.signals import FORWARDED, signal_name
+from initd.pid1.signals import FORWARDED
 from initd.process import spawn, users
 from initd.state import agentfs
 from initd.supervisor.backoff import Backoff
@@ -24,9 +22,11 @@ from initd.supervisor.children import (
     agent_environment,
     agent_readiness,
     bind_socket,
+    image_services,
     start_service,
     wants_service,
 )
+from initd.supervisor.loop import describe, supervise, tell
 from initd.supervisor.shutdown import Shutdown
 from initd.supervisor.sigchan import SignalChannel
 from initd.supervisor.supervised import Supervised
@@ -43,21 +43,17 @@ from initd.supervisor.workspace import (
     wants_precommit,
 )
 
-PROBLEMS_LOOK = 2.0  # seconds between looks at problems that end by themselves
-
 # What only a workspace with hooks or a repository needs is imported on demand:
 # `initd -- cmd`, tini-style, starts CMD without them.
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
-    from typing import Any
 
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
     from initd.supervisor.deferred import DeferredService
     from initd.supervisor.health import Probes
     from initd.supervisor.hookservice import ServiceChild
-    from initd.supervisor.services import ServiceSet
 
 
 
@@ -75,10 +71,7 @@ def boot(flags: argparse.Namespace) -> int:
         logger.warning(warning)
     account = agent_account(config, logger)
     rest = Shutdown(config.grace)  # what is stopped beside the agent, and after it
-    if config.services:  # 1b. the image's services, checked whole before anything runs
-        from initd.supervisor.services import build
-
-        rest.services = build(config, account, logger)
+    rest.services = image_services(config, account, logger)  # 1b. checked before any runs
     probes = start_probes(config)  # /healthz answers from now on, during the hooks too
     hooks = discover_hooks(config, logger)  # 2. the image's and the workspace's hooks
     roots = root_copies(hooks, account)  # 2b. root's copies, before anything runs
@@ -220,101 +213,9 @@ def agent_account(config: settings.Settings, logger: log.Logger) -> users.Accoun
     return account
 
 
-def describe(agent: Supervised, service: DeferredService | None, phase: str,
-             services: ServiceSet | None = None) -> dict[str, Any]:
-    """The supervisor's view, for /v1/health and /v1/ready, /healthz and /readyz: with
-    what it cannot keep (hook results a full disk refused: written when it allows)."""
-    mine: dict[str, Any] = {"pid": os.getpid(), "phase": phase, "version": __version__}
-    status = sys.modules.get("initd.hooks.status.store")  # (only a boot with hooks has it)
-    problems = status.backlog_problems() if status is not None else []
-    if problems:
-        mine["problems"] = problems
-    described = {"initd": mine, "agent": agent.describe(),
-                 "service": service.describe() if service is not None else None}
-    if services is not None:
-        described["services"] = services.describe()
-    return described
-
-
-def tell(state: dict[str, Any], service: DeferredService | None,
-         probes: Probes | None) -> None:
-    if service is not None:
-        service.push(state)
-    if probes is not None:
-        probes.update(state)
-
-
 def start_probes(config: settings.Settings) -> Probes | None:
     if config.health_port is None:
         return None
     from initd.supervisor.health import Probes
 
     return Probes(config.health_port)
-
-
-def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,
-              service: DeferredService | None = None, probes: Probes | None = None,
-              stopping: Callable[[], None] | None = None,
-              up: Callable[[], None] | None = None, services: ServiceSet | None = None
-              ) -> int:
-    """Until the agent is done: forward signals, restart by policy, stop on the stop signal.
-    The hook service, if any, is kept alive alongside and told of every change; only the
-    agent's fate ends it. ``up`` is called once, when the agent is first running (ready,
-    with a readiness check): devcontainer.json's postAttachCommand waits for it. A critical
-    service that ends for good (``services``) stops the agent as the stop signal does,
-    and its code is the container's."""
-    children: list[Supervised | DeferredService | ServiceSet] = [
-        agent, *([service] if service is not None else []),
-        *([services] if services is not None else [])]
-    while not agent.state.final:
-        if services is not None and services.gave_up is not None:
-            return gave_up(agent, signals, logger, service, services, probes, stopping)
-        state = describe(agent, service, "running", services)
-        tell(state, service, probes)
-        if up is not None and state["agent"]["ready"]:
-            up()
-            up = None  # (once)
-        fds = [signals.fileno(), *(w.fileno() for child in children for w in child.waitables())]
-        timeouts = [t for t in (child.timeout() for child in children) if t is not None]
-        if state["initd"].get("problems"):  # (look again: they end without waking us)
-            timeouts.append(PROBLEMS_LOOK)
-        spawn.wait_fds(fds, min(timeouts) if timeouts else None)  # (poll: invariant 13)
-        received = signals.drain()
-        for at, sig in enumerate(received):
-            if sig in signals.stop_signals:
-                # (what came after it is passed on during the stop, after it: invariant 9)
-                signals.put_back(received[at + 1:])
-                # not ready from now on: traffic goes elsewhere
-                tell(describe(agent, service, "stopping", services), service, probes)
-                if stopping is not None:  # what stops beside the agent (shutdown.py)
-                    stopping()
-                return stop(agent, sig, signals, logger, service)
-            agent.forward(sig)
-        for child in children:
-            child.tick()
-    assert agent.last_code is not None
-    return agent.last_code
-
-
-def gave_up(agent: Supervised, signals: SignalChannel, logger: log.Logger,
-            service: DeferredService | None, services: ServiceSet, probes: Probes | None,
-            stopping: Callable[[], None] | None) -> int:
-    """A critical service ended for good: the agent is stopped as by the stop signal, and
-    the container's code is the service's (1 for a 0: it failed all the same)."""
-    assert services.gave_up is not None
-    tell(describe(agent, service, "stopping", services), service, probes)
-    if stopping is not None:
-        stopping()
-    stop(agent, signals.stop_signal, signals, logger, service)
-    return services.gave_up[1]
-
-
-def stop(agent: Supervised, sig: int, signals: SignalChannel, logger: log.Logger,
-         service: DeferredService | None = None) -> int:
-    """Step 7: the agent gets the stop signal, then --grace, then KILL; its code is ours.
-    Every signal that comes meanwhile is passed on too (a second TERM included, which
-    does not start the grace again): CMD decides what it means (invariant 9). A hook
-    service not started yet starts at a connection meanwhile (the agent's last events)."""
-    with log.phase(logger, "agent stop", signal=signal_name(sig)) as result:
-        result["code"] = code = agent.stop(sig, signals, beside=service)
-    return code

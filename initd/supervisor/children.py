@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from initd.hooks import precommit
     from initd.hooks.context import HookContext
     from initd.supervisor.hookservice import ServiceChild
+    from initd.supervisor.services import ServiceSet
 
 
 def wants_service(config: settings.Settings) -> bool:
@@ -131,6 +132,17 @@ def service_settings(config: settings.Settings, session: str,
     if config.hook_limits.any():
         env["INITD_HOOK_LIMITS"] = limits.text(config.hook_limits)
     return env
+
+
+def image_services(config: settings.Settings, account: users.Account | None,
+                   logger: log.Logger) -> ServiceSet | None:
+    """The image's services (services.py), checked whole; None without any (and then
+    nothing of them is imported)."""
+    if not config.services:
+        return None
+    from initd.supervisor.services import build
+
+    return build(config, account, logger)
 
 
 def agent_environment(config: settings.Settings, account: users.Account | None,

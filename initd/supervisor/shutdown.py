@@ -1,6 +1,6 @@
 """The end of a boot: what initd started besides the agent, stopped within one budget.
 
-The stop signal gives the agent ``--grace`` (its own stop: boot.stop). Meanwhile the
+The stop signal gives the agent ``--grace`` (its own stop: loop.stop). Meanwhile the
 background session hooks and devcontainer.json's commands and daemons are stopped too,
 each in a thread (stop signal, grace, KILL to their groups and sessions); the hook
 service is stopped once the agent is gone, since the agent may still fire events while

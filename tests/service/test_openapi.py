@@ -20,7 +20,7 @@ from initd.service.app import make_app
 from initd.service.core import HookService
 from initd.service.link import SupervisorLink
 from initd.supervisor.backoff import Backoff
-from initd.supervisor.boot import describe
+from initd.supervisor.loop import describe
 from initd.supervisor.supervised import Supervised
 from tests.hooks.support import checker, forget_session, git_repo, hook_context
 from tests.support.harness import wait_for
