@@ -12,17 +12,14 @@ reverse of their start order, dependents first, within one deadline (shutdown.py
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 from typing import TYPE_CHECKING
 
 from initd.errors import InitdError
 from initd.process import spawn, users
-from initd.supervisor.backoff import Backoff
-from initd.supervisor.notify import NotifyFd, NotifySocket
 from initd.supervisor.states import State
-from initd.supervisor.supervised import Supervised
+from initd.supervisor.unit import Unit
 
 if TYPE_CHECKING:
     from typing import Any
@@ -33,105 +30,6 @@ if TYPE_CHECKING:
 
 
 MIN_STOP = 0.5  # seconds a wave of the stop gets at least, when those before took it all
-
-
-class Unit(Supervised):
-    """One service: Supervised, with its readiness said by itself (sd_notify, s6's fd)
-    and a deadline for it."""
-
-    def __init__(self, service: Service, spec: spawn.Spec, account: users.Account | None,
-                 grace: float, logger: Logger) -> None:
-        kind, value = service.ready or (None, None)
-        super().__init__(service.name, spec, service.restart,
-                         Backoff(max_restarts=service.max_restarts,
-                                 window=service.restart_window),
-                         grace, logger, **_check(kind, value, account))
-        self.service = service
-        self.account = account
-        self.announces_ready = kind in ("notify", "notify_fd")
-        self.notifier: NotifySocket | NotifyFd | None = None
-        self.kill_at: float | None = None  # not ready in time: KILL then, if still there
-        self.started_mono: float | None = None  # when the current start began
-        if kind == "notify":
-            try:
-                self.notifier = NotifySocket(service.name, account.uid if account else None)
-            except OSError as err:
-                raise InitdError(f"service {service.name}: cannot make its NOTIFY_SOCKET: "
-                                 f"{err.strerror}") from None
-
-    def make_spec(self) -> spawn.Spec:
-        kind = (self.service.ready or (None, None))[0]
-        if isinstance(self.notifier, NotifySocket):
-            self.notifier.forget()
-            return self.spec._replace(env={**self.spec.env, **self.notifier.env()})
-        if kind == "notify_fd":
-            if self.notifier is not None:
-                self.notifier.close()
-            self.notifier = made = NotifyFd(int(self.service.ready[1]))  # type: ignore[index]
-            argv, fds = made.wrap(self.spec.argv)
-            return self.spec._replace(argv=argv, pass_fds=fds)
-        return self.spec
-
-    def spawned(self, child: spawn.Child) -> None:
-        if isinstance(self.notifier, NotifyFd):
-            self.notifier.started()
-
-    def waitables(self) -> list[Any]:
-        listening = self.notifier is not None and self.state is State.STARTING \
-            and not self.notifier.ended
-        return [*super().waitables(), *([self.notifier] if listening else [])]
-
-    def timeout(self) -> float | None:
-        mine = None
-        if self.state is State.STARTING and self.started_mono is not None:
-            due = self.kill_at if self.kill_at is not None else \
-                self.started_mono + self.service.ready_timeout
-            mine = max(0.0, due - time.monotonic())
-        theirs = super().timeout()
-        return mine if theirs is None else theirs if mine is None else min(mine, theirs)
-
-    def start(self) -> None:
-        self.started_mono = time.monotonic()
-        self.kill_at = None
-        super().start()
-
-    def tick(self) -> None:
-        if self.state is State.STARTING and self.notifier is not None \
-                and not self.notifier.ended and self.notifier.ready():  # (non-blocking)
-            self.mark_ready()
-        if self.state is State.STARTING and self.child is not None:
-            self._not_ready_in_time()
-        super().tick()
-
-    def _not_ready_in_time(self) -> None:
-        assert self.child is not None and self.started_mono is not None
-        now = time.monotonic()
-        if self.kill_at is None and now >= self.started_mono + self.service.ready_timeout:
-            self.log.warning("not ready in time: stopped (its restart policy decides)",
-                             ready_timeout_s=self.service.ready_timeout)
-            self.child.signal_group(self.service.stop_signal)
-            self.kill_at = now + self.grace
-        elif self.kill_at is not None and now >= self.kill_at:
-            self.child.signal_group(signal.SIGKILL)
-            self.kill_at = now + 3600  # (once)
-
-    def satisfied(self) -> bool:
-        """What depends on it may start: ready (a longrun), exited 0 (a oneshot)."""
-        if self.service.oneshot:
-            return self.state is State.EXITED and self.last_code == 0
-        return self.state is State.RUNNING
-
-    def failed_for_good(self) -> bool:
-        """Ended and never coming back by itself (a oneshot that failed, a longrun that
-        gave up or that its policy does not restart)."""
-        if self.service.oneshot:
-            return self.state in (State.EXITED, State.FATAL) and self.last_code != 0
-        return self.state.final
-
-    def close(self) -> None:
-        if self.notifier is not None:
-            self.notifier.close()
-            self.notifier = None
 
 
 class ServiceSet:
@@ -193,6 +91,8 @@ class ServiceSet:
             shown["state"] = "blocked"
         elif unit.name not in self.started:
             shown["state"] = "waiting"
+        elif unit.held and unit.state is State.EXITED:
+            shown["state"] = "stopped"
         elif unit.service.oneshot and unit.state is State.EXITED:
             shown["state"] = "done" if unit.last_code == 0 else "failed"
         shown.update(critical=unit.service.critical, user=unit.account.name
@@ -202,6 +102,25 @@ class ServiceSet:
         if status:
             shown["status"] = status
         return shown
+
+    def control(self, name: str, verb: str, uid: int | None) -> dict[str, Any]:
+        """A ``start``, ``stop`` or ``restart`` the agent asked for, through its hook
+        service: only of a service that runs as ``uid``, the agent's own (None: initd is
+        not root, and every service runs as initd's user, the agent's). Never waits."""
+        unit = self.units.get(name)
+        if unit is None:
+            return {"status": 404, "error": f"no service {name!r} (known: "
+                    f"{', '.join(self.units) or 'none'})"}
+        owner = unit.account.uid if unit.account is not None else os.geteuid()
+        if uid is not None and owner != uid:
+            return {"status": 403, "error": f"service {name!r} runs as uid {owner}, not as "
+                    "the agent: only the image's operator may control it"}
+        if name not in self.started:
+            return {"status": 409, "error": f"service {name!r} has not started: it waits "
+                    "for what it needs"}
+        result = unit.request(verb)
+        self.log.info("control", service=name, verb=verb, result=result)
+        return {"status": 200, "result": result}
 
     def stop(self, deadline: float) -> None:
         """Dependents before what they depend on, each wave's services at once (its stop
@@ -239,21 +158,6 @@ def _waves(names: list[str], units: dict[str, Unit]) -> list[list[str]]:
         waves.append(wave)
         left = [n for n in left if n not in wave]
     return waves
-
-
-def _check(kind: str | None, value: Any, account: users.Account | None) -> dict[str, Any]:
-    """The readiness check a thread runs (port, http, exec), as supervised.py takes it."""
-    if kind not in ("port", "http", "exec"):
-        return {"ready_by": {"notify": "NOTIFY_SOCKET", "notify_fd": f"fd {value}"}.get(
-            kind or "", "")}
-    from initd.supervisor import readiness
-
-    if kind == "port":
-        return {"ready_check": readiness.port_check(int(value)), "ready_by": f"port {value}"}
-    if kind == "http":
-        return {"ready_check": readiness.url_check(str(value)), "ready_by": str(value)}
-    return {"ready_check": readiness.exec_check(tuple(value), account),
-            "ready_by": "exec " + " ".join(value)[:80]}
 
 
 def build(config: settings.Settings, agent: users.Account | None,
