@@ -16,10 +16,10 @@ from typing import Any
 
 from initd.http.spool import SPOOL_AT, Body, Spool
 
-REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-           409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content",
-           431: "Request Header Fields Too Large", 500: "Internal Server Error",
-           501: "Not Implemented", 503: "Service Unavailable"}
+REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
+           405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
+           422: "Unprocessable Content", 431: "Request Header Fields Too Large",
+           500: "Internal Server Error", 501: "Not Implemented", 503: "Service Unavailable"}
 
 Head = tuple[str, str, str, dict[str, str], int]  # parse_head's
 MAX_HEAD = 16 * 1024  # request line and headers (the API's are a few hundred bytes)

@@ -22,6 +22,7 @@ from initd.http.server import REASONS
 from initd.http.spool import Body
 from initd.service import views
 from initd.service.core import Busy, HookService
+from initd.service.link import LinkDown
 from initd.state.agentfs import Unsafe
 from initd.state.idempotency import BadKey, check_key
 from initd.state.journal import InFlight, KeyReused
@@ -59,6 +60,9 @@ def make_app(service: HookService) -> Callable[[Environ, StartResponse], Iterabl
         ("POST", re.compile(r"/v1/turn/cancel"),
          lambda env: (200, {"cancelled": service.cancel()})),
         ("POST", re.compile(r"/v1/trust"), lambda env: _trust(service, _body(env))),
+        ("GET", re.compile(r"/v1/services"), lambda env: (200, _services(service))),
+        ("POST", re.compile(r"/v1/services/([^/]+)/(start|stop|restart)"),
+         lambda env, name, verb: _control(service, name, verb)),
         ("POST", re.compile(r"/v1/events/([^/]+)"),
          lambda env, name: _event(service, name, env)),
     ]
@@ -238,6 +242,28 @@ def _rerun(service: HookService, hook_id: str) -> tuple[int, Any]:
     if result is None:
         raise HttpError(404, f"no hook {hook_id!r} (GET /v1/hooks lists them)")
     return 200, result
+
+
+def _services(service: HookService) -> dict[str, Any]:
+    """The image's services as the supervisor last said (never their environment)."""
+    state = service.link.state if service.link is not None else {}
+    return {"services": state.get("services") or {}}
+
+
+def _control(service: HookService, name: str, verb: str) -> tuple[int, Any]:
+    """Root decides (only a service of the agent's own uid: supervisor/services.py)."""
+    if service.link is None:
+        raise HttpError(404, "no supervisor: no services to control")
+    try:
+        reply = service.link.request("control", service=name, verb=verb)
+    except LinkDown as err:
+        raise HttpError(503, str(err)) from None
+    status = reply.get("status")
+    if status not in (200, 403, 404, 409, 500):
+        raise HttpError(500, "no answer from initd's supervisor")
+    if status != 200:
+        raise HttpError(status, str(reply.get("error")))
+    return 200, {"service": name, "verb": verb, "result": reply.get("result")}
 
 
 def _spec() -> Any:

@@ -33,7 +33,7 @@ from initd.service import started, views
 from initd.service.link import LinkDown, SupervisorLink
 from initd.state.idempotency import digest
 from initd.state.journal import LOST, Entry, Journal, Unkept, once
-from initd.state.ready import readiness
+from initd.state.ready import readiness, services_health
 from initd.state.snapshot import Snapshot
 
 GUARD_STEPS = "loop-guard.steps"  # the loop guard's ledger, in the journal's directory
@@ -196,9 +196,11 @@ class HookService:
         problems = [self.ctx.state_problem] if self.ctx.state_problem else []
         problems += (state.get("initd") or {}).get("problems") or []  # the supervisor's
         problems += self.kept_problems()  # the journal's
-        return {"status": "degraded" if problems else "ok", "problems": problems,
-                "pid": os.getpid(), "initd": state.get("initd"), "agent": state.get("agent"),
-                "service": mine}
+        down, said = services_health(state)  # the image's services (state/ready.py)
+        return {"status": down if down == "failed" else "degraded" if problems or down
+                else "ok", "problems": problems + said, "pid": os.getpid(),
+                "initd": state.get("initd"), "agent": state.get("agent"), "service": mine,
+                **({"services": state["services"]} if state.get("services") else {})}
 
     def readiness(self) -> tuple[bool, str, Any]:
         """(ready, why, the agent's state): ready once the supervisor has seen the agent

@@ -137,7 +137,8 @@ def agent_then_service(config: settings.Settings, account: users.Account | None,
         made = ctx if ctx is not None else hook_context(config, account, logger,
                                                          agent_started=True)
         refused_chowns(logger)
-        return start_service(config, account, made, repo, listener, held, logger)
+        return start_service(config, account, made, repo, listener, held, logger,
+                             rest.services)
 
     try:
         return run_agent(config, account, rest, signals, logger, probes,

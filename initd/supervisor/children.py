@@ -49,7 +49,8 @@ def bind_socket(config: settings.Settings, account: users.Account | None,
 
 def start_service(config: settings.Settings, account: users.Account | None,
                   ctx: HookContext, repo: precommit.Repo | None,
-                  listener: socket.socket, guards: int, logger: log.Logger) -> ServiceChild:
+                  listener: socket.socket, guards: int, logger: log.Logger,
+                  services: ServiceSet | None = None) -> ServiceChild:
     """The hook service as a supervised child, as the agent user, on the socket bound
     before the agent started. Every hook it runs runs as the agent: root runs no hook once
     the agent runs (invariant 11). It starts isolated (invariant 8):
@@ -72,6 +73,9 @@ def start_service(config: settings.Settings, account: users.Account | None,
         listener=listener, guards=guards,
         precommit=precommit_refresh(repo, env, account),  # (never containerEnv)
         window=config.restart_window, grace=config.grace, log=logger)
+    if services is not None:  # what the agent may ask of them: only of its own uid's
+        uid = account.uid if account is not None else None
+        service.control = lambda name, verb: services.control(name, verb, uid)
     with log.phase(logger, "hook service start", socket=config.socket):
         service.start()
     return service

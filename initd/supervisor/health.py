@@ -29,7 +29,7 @@ from typing import Any
 
 from initd.errors import InitdError, shown
 from initd.http import server
-from initd.state.ready import readiness
+from initd.state.ready import readiness, services_health
 
 MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's); past this, half-open
 # connections would be holding root's descriptors, and the hook service's restart (a
@@ -117,8 +117,10 @@ class Probes:
 def answers(state: dict[str, Any]) -> dict[str, Answer]:
     """/healthz and /readyz, as ``state`` has them."""
     degraded = (state.get("initd") or {}).get("problems")  # (alive all the same: it passes)
+    down, _ = services_health(state)  # (a critical one down stops the container: services.py)
     ready, reason = readiness(state)
-    return {"/healthz": answer(200, {"status": "degraded" if degraded else "ok", **state}),
+    status = down if down == "failed" else "degraded" if degraded or down else "ok"
+    return {"/healthz": answer(200, {"status": status, **state}),
             "/readyz": answer(200 if ready else 503, {"ready": ready, "reason": reason,
                                                       "agent": state.get("agent")})}
 

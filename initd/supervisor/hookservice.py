@@ -32,6 +32,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from initd.config.log import Logger
@@ -70,6 +71,9 @@ class ServiceChild(Supervised):
         self._runs: dict[int, threading.Event] = {}  # requests running, by id
         self._workers: list[threading.Thread] = []
         self._pushed: Message | None = None
+        # the image's services (services.py: ServiceSet.control, who asks bound): None,
+        # none in this container
+        self.control: Callable[[str, str], dict[str, Any]] | None = None
 
     # --- Supervised's extension points
 
@@ -189,6 +193,9 @@ class ServiceChild(Supervised):
             run = self._runs.get(message["id"])
             if run is not None:
                 run.set()
+        elif op == "control":  # answered here: it never waits (unit.py)
+            channel.send({"op": "reply", "id": message["id"],
+                          **self._control(message["service"], message["verb"])}, wait=0)
         elif op == "trust":  # answered here, never "busy" (serviceops.py)
             channel.send({"op": "reply", "id": message["id"],
                           **self.ops.trust(message["key"], message["digest"])}, wait=0)
@@ -196,6 +203,15 @@ class ServiceChild(Supervised):
             channel.send({"op": "reply", "id": message["id"], **refusal}, wait=0)
         else:
             self._request(channel, message)
+
+    def _control(self, name: str, verb: str) -> dict[str, Any]:
+        if self.control is None:
+            return {"status": 404, "error": "no services in this container"}
+        try:
+            return self.control(name, verb)
+        except Exception as err:  # a bug of ours: an answer, never the supervisor's end
+            self.log.error("control of a service failed", service=name, error=repr(err))
+            return {"status": 500, "error": f"{type(err).__name__}: {err}"}
 
     def _violated(self, problem: str) -> None:
         """Not ours: one line, the channel closed, the service killed (and so restarted,

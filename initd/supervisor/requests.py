@@ -4,7 +4,9 @@ ptrace it: its end of the channel is the agent's. Root runs no hook for it (inva
 11): the one request that makes root act is ``precommit``, initd's own install, run as
 the repository's owner and never as uid 0. ``trust`` only asks whether a hook's hash is
 approved: the trust store is root's alone (0600), and the service must not refuse what a
-person approved. How often each may be asked: serviceops.py (invariant 16)."""
+person approved. ``control`` starts, stops or restarts one of the image's services, only
+one that runs as the agent's own uid (services.py), and never waits. How often each may
+be asked: serviceops.py (invariant 16)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from initd.errors import shown
 from initd.hooks.truststore import well_formed
 from initd.process.channel import Message
 
+# every op, and the fields it may carry besides "op"
 FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "precommit": {"id"},
-          "trust": {"id", "key", "digest"}}  # every op, and the fields it may carry besides "op"
+          "trust": {"id", "key", "digest"}, "control": {"id", "service", "verb"}}
+VERBS = ("start", "stop", "restart")  # what ``control`` may ask of a service
 
 
 def problem(message: Message, running: Container[object]) -> str | None:
@@ -36,6 +40,9 @@ def problem(message: Message, running: Container[object]) -> str | None:
         return f"a {op} request reusing the id of one still running"
     if op == "trust" and not well_formed(message.get("key"), message.get("digest")):
         return "a trust request without a key and a sha256"
+    if op == "control" and not (message.get("verb") in VERBS and isinstance(
+            name := message.get("service"), str) and 0 < len(name) <= 63):
+        return "a control request without a service name and a verb"
     return None
 
 

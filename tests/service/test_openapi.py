@@ -70,7 +70,7 @@ def test_api_conforms_to_its_openapi_document(api_schema) -> None:
         "GET /v1/health", "GET /v1/ready", "GET /v1/hooks",
         "GET /v1/status", "GET /v1/hooks/{hookId}/output", "POST /v1/hooks/{hookId}/rerun",
         "POST /v1/turn", "POST /v1/turn/cancel", "POST /v1/events/{event}",
-        "POST /v1/trust"}
+        "POST /v1/trust", "GET /v1/services", "POST /v1/services/{name}/{verb}"}
     for operation in operations:
         @given(case=operation.as_strategy())
         @settings(max_examples=15, deadline=None, database=None,
