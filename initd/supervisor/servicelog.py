@@ -110,19 +110,27 @@ class ServiceLog:
 
     def revive(self) -> bool:
         """Start the logger again if it has exited and the last start was RESTART_GAP
-        seconds ago or more. Whether a logger runs now."""
-        if self.child is not None and self.child.poll() is None:
-            return True
+        seconds ago or more (else ``revive_in`` says when). Whether a logger runs now."""
         if self.child is not None:
-            self.code = self.child.poll()
-            self.child = None
+            code = self.child.poll()
+            if code is None:
+                return True
+            self.code, self.child = code, None
             if self.logger is not None:
-                self.logger.warning("service logger exited; started again",
-                                    service=self.name, code=self.code)
-        if self.read_end < 0 or time.monotonic() - self.started < RESTART_GAP:
+                self.logger.warning("service logger exited; started again", service=self.name,
+                                    code=code)
+        if self.read_end < 0 or self.revive_in() != 0.0:
             return False
         self._spawn()
         return self.child is not None
+
+    def revive_in(self) -> float | None:
+        """Seconds until ``revive`` would start a logger that died (0: now); None while
+        one runs, or before ``start``. For the supervisor's poll timeout: a service still
+        writing waits on the pipe until then."""
+        if self.read_end < 0 or (self.child is not None and self.child.poll() is None):
+            return None
+        return max(0.0, self.started + RESTART_GAP - time.monotonic())
 
     def close(self, deadline: float) -> int | None:
         """Root's ends closed: the logger reads to the pipe's end (the service's last

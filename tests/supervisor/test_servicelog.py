@@ -199,3 +199,24 @@ def test_without_a_directory_the_logger_still_runs(tmp_path: Path) -> None:
     assert slog.close(time.monotonic() + END) == 0
     os.close(err)
     assert "web | shown" in path.read_text().splitlines()
+
+
+@ROOT_ONLY
+def test_a_logger_is_started_again_at_most_once_a_gap(
+        log_dir: Path, account: users.Account, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent may kill its services' loggers in a loop: root starts one again no
+    sooner than RESTART_GAP after the last start, and says when (for its poll)."""
+    slog = ServiceLog("web", account, str(log_dir), 1000, 1, True,
+                      stderr=os.open(os.devnull, os.O_WRONLY))
+    slog.start()
+    assert slog.revive_in() is None and slog.child is not None
+    now = slog.started
+    monkeypatch.setattr(servicelog.time, "monotonic", lambda: now + 0.25)
+    os.kill(slog.child.pid, signal.SIGKILL)
+    slog.child.popen.wait()
+    assert slog.revive_in() == pytest.approx(servicelog.RESTART_GAP - 0.25)
+    assert not slog.revive() and slog.child is None and slog.code == -signal.SIGKILL
+    monkeypatch.setattr(servicelog.time, "monotonic", lambda: now + servicelog.RESTART_GAP)
+    assert slog.revive_in() == 0.0
+    assert slog.revive() and slog.revive_in() is None
+    assert slog.close(now + END) == 0
