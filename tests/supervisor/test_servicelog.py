@@ -220,3 +220,14 @@ def test_a_logger_is_started_again_at_most_once_a_gap(
     assert slog.revive_in() == 0.0
     assert slog.revive() and slog.revive_in() is None
     assert slog.close(now + END) == 0
+
+
+def test_the_lines_go_to_initds_own_stderr_by_default(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    slog = ServiceLog("api", None, str(tmp_path / "logs"), 1000, 1, True)
+    slog.start()  # (not prepared: the lines alone)
+    write_all(slog.output_fd(), b"to initd's stderr\n")
+    assert slog.close(time.monotonic() + END) == 0
+    line = json.loads(capfd.readouterr().err)
+    assert (line["event"], line["service"], line["logger"]) == \
+        ("to initd's stderr", "api", "output")
