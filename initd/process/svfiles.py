@@ -96,16 +96,24 @@ class Files:
         os.close(self.fd)
         self.fd = -1
         for k in range(self.backups, 0, -1):
-            old = CURRENT if k == 1 else f"{CURRENT}.{k - 1}"
-            try:
-                os.rename(old, f"{CURRENT}.{k}", src_dir_fd=self.dir_fd,
-                          dst_dir_fd=self.dir_fd)
-            except FileNotFoundError:
-                pass
+            self._move(CURRENT if k == 1 else f"{CURRENT}.{k - 1}", f"{CURRENT}.{k}")
         if self.backups == 0:
             _unlink(self.dir_fd, CURRENT)
         self.fd = self._new()
         self.size = 0
+
+    def _move(self, old: str, new: str) -> None:
+        """``old`` renamed to ``new`` (a missing ``old``: nothing to do; a directory
+        planted at ``new``: renamed aside first, so that rotation goes on)."""
+        try:
+            os.rename(old, new, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            if err.errno not in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            _unlink(self.dir_fd, new)
+            os.rename(old, new, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
 
     def _open(self) -> bool:
         """The directory and current (appended to), at the start and after a failure,

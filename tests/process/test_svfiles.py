@@ -103,3 +103,16 @@ def test_a_directory_that_cannot_be_written_is_said_once_and_retried(
     files.close()
     assert said[1:] == [None]
     assert (logdir / "current").read_bytes() == b"kept\n"
+
+
+def test_a_directory_planted_at_a_rotations_name_is_moved_aside(tmp_path: Path) -> None:
+    (tmp_path / "current.2").mkdir()
+    (tmp_path / "current.2" / "inside").write_text("kept\n")
+    files, said = made(tmp_path, 10, 2)
+    for n in range(4):
+        files.write(b"line %d\n" % n)  # 7 bytes: one a file
+    files.close()
+    assert said == []
+    assert (tmp_path / "current.2").read_bytes() == b"line 1\n"
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith(".current.2.")]
+    assert len(aside) == 1 and (aside[0] / "inside").read_text() == "kept\n"

@@ -38,7 +38,8 @@ ALLOWED = {
     # a service's logger: a process of the service's user, never root's (servicelog.py
     # starts it so); in the directory root made it, whatever it opens that user may open
     ("process/svfiles.py", "os.open"): (3, "the log directory, current, a new current"),
-    ("process/svfiles.py", "os.rename"): (2, "a rotation; a directory planted as current"),
+    ("process/svfiles.py", "os.rename"): (3, "a rotation (again, once a directory planted "
+                                             "there is moved aside); that move"),
     ("process/svfiles.py", "os.unlink"): (1, "what is at current and is no file to append to"),
 }
 
