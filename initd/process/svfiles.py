@@ -136,8 +136,9 @@ class Files:
 
     def _current(self) -> int:
         """current, to append to: a regular file of this user's. Anything else there (a
-        link, a FIFO, a directory, a file this user may not write) is removed from this
-        directory, the service user's own, and a new current made in its place."""
+        link, a FIFO, a directory, someone else's file, even one this user may write) is
+        removed from this directory, the service user's own, and a new current made in
+        its place: the output goes nowhere another user chose."""
         try:
             fd = os.open(CURRENT, APPEND, dir_fd=self.dir_fd)
         except FileNotFoundError:
@@ -147,7 +148,8 @@ class Files:
                 raise
             _unlink(self.dir_fd, CURRENT)
             return self._new()
-        if stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
             return fd
         os.close(fd)
         _unlink(self.dir_fd, CURRENT)

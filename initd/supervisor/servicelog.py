@@ -64,14 +64,21 @@ class ServiceLog:
 
     def prepare(self) -> None:
         """As root: ``<log_dir>`` (made root's 0755 if missing; refused when a link only
-        someone else could have made leads there, or anyone but root, or initd's own
-        user when it is not root, owns it or may write it) and ``<log_dir>/<name>``
+        someone else could have made leads there, when anyone but root, or initd's own
+        user when it is not root, owns it or may write it, or a directory above it) and
+        ``<log_dir>/<name>``
         (never through a link, the service user's, 0750). InitdError, naming the path,
         when either is refused or cannot be made: the logger then runs without files."""
         owner = None if self.account is None else (self.account.uid, self.account.gid)
+        place = agentfs.Place.named(self.log_dir)
         try:
-            with agentfs.Place.named(self.log_dir).open(create=True) as top:
-                _check_top(top)
+            if os.geteuid() == 0 and place.parts and \
+                    os.path.lexists(os.path.join(place.base, place.parts[0])):
+                raise agentfs.Unsafe(errno.EPERM, f"{self.log_dir}: {place.base}/"
+                                     f"{place.parts[0]} may be changed by someone other "
+                                     "than root: not used (nothing made there)")
+            with place.open(create=True) as top:
+                _check_top(top, self.log_dir)
                 with agentfs.below(top, self.name, owner, DIR_MODE) as mine:
                     self.directory = mine.path
         except OSError as err:
@@ -179,9 +186,11 @@ class ServiceLog:
                                     error=str(err))
 
 
-def _check_top(top: agentfs.Dir) -> None:
-    """``<log_dir>``: root's (or, initd not root, initd's own user's), and no one else
-    may write it, so no name in it can be planted or swapped."""
+def _check_top(top: agentfs.Dir, log_dir: str) -> None:
+    """``<log_dir>``: root's (or, initd not root, initd's own user's), no one else may
+    write it, and (initd root) every directory on its path is root's and may be changed
+    by root alone: no name in it can be planted, nor it swapped for another, so the path
+    the logger is given leads where root made it."""
     info = os.fstat(top.fd)
     me = os.geteuid()
     if info.st_uid not in (0, me):
@@ -191,6 +200,9 @@ def _check_top(top: agentfs.Dir) -> None:
     if info.st_mode & 0o022:
         raise agentfs.Unsafe(errno.EPERM, f"{top.path} may be written by others (mode "
                                           f"{info.st_mode & 0o7777:o}): not used")
+    if me == 0 and agentfs.Place.named(log_dir).parts:
+        raise agentfs.Unsafe(errno.EPERM, f"{top.path}: a directory on its way from / may "
+                                          "be changed by someone other than root: not used")
 
 
 def _said(err: OSError) -> str:

@@ -116,3 +116,18 @@ def test_a_directory_planted_at_a_rotations_name_is_moved_aside(tmp_path: Path) 
     assert (tmp_path / "current.2").read_bytes() == b"line 1\n"
     aside = [p for p in tmp_path.iterdir() if p.name.startswith(".current.2.")]
     assert len(aside) == 1 and (aside[0] / "inside").read_text() == "kept\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="cannot run here: another uid's file needs root")
+def test_someone_elses_current_is_replaced_even_when_writable(tmp_path: Path) -> None:
+    other = tmp_path / "theirs"
+    other.write_text("theirs\n")
+    other.chmod(0o666)
+    os.chown(other, 4242, 4242)
+    os.link(other, tmp_path / "current")
+    files, said = made(tmp_path, 100, 1)
+    files.write(b"mine\n")
+    files.close()
+    assert other.read_text() == "theirs\n" and said == []
+    assert (tmp_path / "current").read_bytes() == b"mine\n"
+    assert (tmp_path / "current").stat().st_uid == 0

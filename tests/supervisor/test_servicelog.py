@@ -231,3 +231,22 @@ def test_the_lines_go_to_initds_own_stderr_by_default(
     line = json.loads(capfd.readouterr().err)
     assert (line["event"], line["service"], line["logger"]) == \
         ("to initd's stderr", "api", "output")
+
+
+@ROOT_ONLY
+def test_a_log_dir_under_a_directory_the_agent_may_change_is_refused(
+        log_dir: Path, account: users.Account) -> None:
+    """Under a directory of the agent's, <log_dir> could be swapped for one of its own
+    after root checked it (with a world-writable current in it, for another service's
+    user's output): refused, and nothing made there."""
+    theirs = log_dir.parent / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, account.uid, account.gid)
+    with pytest.raises(InitdError, match=f"{theirs}.*may be changed by someone other than "
+                                         "root"):
+        ServiceLog("web", account, str(theirs / "logs" / "x"), 100, 1, True).prepare()
+    assert list(theirs.iterdir()) == []
+    (theirs / "logs").mkdir()  # root's own, in theirs: still theirs to swap
+    with pytest.raises(InitdError, match="may be changed by someone other than root"):
+        ServiceLog("web", account, str(theirs / "logs"), 100, 1, True).prepare()
+    assert list((theirs / "logs").iterdir()) == []
