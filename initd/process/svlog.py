@@ -87,12 +87,12 @@ class Echo:
             else:
                 self.partial += rest
         if lines:
-            self._send([self._text(line) for line in lines])
+            self._send(self._lines(lines))
 
     def end(self) -> None:
         """The output ended: a line it left unended is passed on."""
         if self.partial and not self.cutting:
-            self._send([self._text(bytes(self.partial))])
+            self._send(self._lines([bytes(self.partial)]))
         self.partial.clear()
         if self.hidden:
             self._write(b"", 0)  # (says how many lines were not shown, if it can now)
@@ -108,14 +108,21 @@ class Echo:
                        f"still shown here, and the files tried again every {RETRY:g} s",
                        error=problem)
 
-    def _text(self, line: bytes) -> bytes:
-        cut = len(line) > LINE_MAX
+    def _lines(self, lines: list[bytes]) -> list[bytes]:
+        """Each line as its log line. In JSON, json.dumps of the line's text between
+        what every line of a read shares (its keys, its time: the lines came together),
+        made once: the bytes json.dumps of the whole record would make, for a tenth of
+        the CPU."""
+        texts = [self._text(line) for line in lines]
+        if not self.json:
+            return [f"{self.name} | {text.translate(ESCAPED)}\n".encode() for text in texts]
+        head, tail = self._json("info", "\0").split('"\\u0000"')
+        return [(head + json.dumps(text) + tail).encode() for text in texts]
+
+    @staticmethod
+    def _text(line: bytes) -> str:
         text = line[:LINE_MAX].removesuffix(b"\r").decode("utf-8", "replace")
-        if cut:
-            text += CUT
-        if self.json:
-            return self._json("info", text).encode()
-        return f"{self.name} | {text.translate(ESCAPED)}\n".encode()
+        return text + CUT if len(line) > LINE_MAX else text
 
     def _json(self, level: str, event: str, **fields: object) -> str:
         return json.dumps({"event": event, "level": level, "logger": "output",
