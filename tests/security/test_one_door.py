@@ -35,6 +35,12 @@ ALLOWED = {
     ("commands/service.py", "os.unlink"): (1, "the socket the service bound itself, as "
                                               "itself (not root: root passes its fd)"),
     ("supervisor/roothooks.py", "shutil.rmtree"): (1, "root's own 0700 mkdtemp of hook copies"),
+    # a service's logger: a process of the service's user, never root's (servicelog.py
+    # starts it so); in the directory root made it, whatever it opens that user may open
+    ("process/svfiles.py", "os.open"): (3, "the log directory, current, a new current"),
+    ("process/svfiles.py", "os.rename"): (3, "a rotation (again, once a directory planted "
+                                             "there is moved aside); that move"),
+    ("process/svfiles.py", "os.unlink"): (1, "what is at current and is no file to append to"),
 }
 
 

@@ -146,3 +146,27 @@ def _step(parent: int, name: str, path: str, create: bool, owner: Owner | None) 
     if made and owner is not None and os.geteuid() == 0 and os.fstat(fd).st_uid == 0:
         fchown(fd, owner)  # ours, just made (the uid check: not a swapped-in one)
     return fd
+
+
+def below(parent: Dir, name: str, owner: Owner | None, mode: int) -> Dir:
+    """The directory ``name`` in ``parent`` (root's own, checked by the caller), never
+    through a link, made if missing, then ``owner``'s with ``mode`` (None: this process's
+    own): one of root's (just made, or an image's) is given to ``owner``; one of
+    ``owner``'s is kept; anything else there (a link, a file, a FIFO, a directory of
+    another uid's) is Unsafe, named, and left as it is."""
+    check_name(name)
+    path = os.path.join(parent.path, name)
+    fd = _step(parent.fd, name, path, True, owner)
+    try:
+        info = os.fstat(fd)
+        uid = os.geteuid() if owner is None else owner[0]
+        if info.st_uid not in (uid, 0):
+            raise Unsafe(errno.EPERM, f"{path} belongs to uid {info.st_uid}, not to root "
+                                      f"or uid {uid}: not used")
+        if owner is not None and info.st_uid != uid and os.geteuid() == 0:
+            fchown(fd, owner)  # root's, opened without following: none swapped in
+        os.fchmod(fd, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return Dir(fd, path, owner)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from initd.state.agentfs.common import Unsafe
-from initd.state.agentfs.place import Place
+from initd.state.agentfs.place import Place, below
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0,
                                reason="cannot run here: files of another user need root")
@@ -74,3 +74,36 @@ def test_a_named_directory_is_walked_from_where_only_root_can_have_made_it() -> 
         place = Place.named(str(theirs / "state"))
         assert (place.base, place.parts) == (top, ("theirs", "state"))
         assert Place.named("/usr/share").parts == ()  # root's all the way: one base
+
+
+def test_below_makes_a_directory_for_its_owner_never_through_a_link(tmp_path: Path) -> None:
+    me = (os.geteuid(), os.getegid())
+    with Place(str(tmp_path)).open() as top:
+        with below(top, "mine", me, 0o750) as made:
+            assert made.path == str(tmp_path / "mine")
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+        (tmp_path / "file").write_text("")
+        os.mkfifo(tmp_path / "fifo")
+        for planted in ("link", "file", "fifo"):
+            with pytest.raises(Unsafe, match=f"{tmp_path / planted} is a symbolic link or "
+                                             "not a directory"):
+                below(top, planted, me, 0o750)
+    assert (tmp_path / "mine").stat().st_mode & 0o777 == 0o750
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "elsewhere").stat().st_mode \
+        & 0o777 != 0o750
+
+
+@ROOT_ONLY
+def test_below_gives_roots_directory_to_the_owner_and_refuses_anyone_elses(
+        tmp_path: Path) -> None:
+    (tmp_path / "roots").mkdir()
+    (tmp_path / "theirs").mkdir()
+    os.chown(tmp_path / "theirs", 4242, 4242)
+    with Place(str(tmp_path)).open() as top:
+        below(top, "roots", (4343, 4343), 0o750).close()
+        with pytest.raises(Unsafe, match="belongs to uid 4242, not to root or uid 4343"):
+            below(top, "theirs", (4343, 4343), 0o750)
+    info = (tmp_path / "roots").stat()
+    assert (info.st_uid, info.st_gid, info.st_mode & 0o777) == (4343, 4343, 0o750)
+    assert (tmp_path / "theirs").stat().st_mode & 0o777 != 0o750
