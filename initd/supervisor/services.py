@@ -12,6 +12,7 @@ reverse of their start order, dependents first, within one deadline (shutdown.py
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -29,14 +30,18 @@ if TYPE_CHECKING:
     from initd.config.services import Service
 
 
+LOG_DRAIN = 1.0  # seconds a stopped service's logger has at least for its last lines
 MIN_STOP = 0.5  # seconds a wave of the stop gets at least, when those before took it all
 
 
 class ServiceSet:
     """Every service of the image, in start order; ticked by the supervisor's loop."""
 
-    def __init__(self, units: list[Unit], order: list[str], logger: Logger) -> None:
+    def __init__(self, units: list[Unit], order: list[str], logger: Logger,
+                 log_dir: str | None = None, json: bool = True) -> None:
         self.units = {unit.name: unit for unit in units}
+        self.log_dir = log_dir  # None: their output is initd's (tests of the set alone)
+        self.json = json
         self.order = order
         self.log = logger
         self.blocked: set[str] = set()
@@ -60,7 +65,30 @@ class ServiceSet:
                 continue
             if all(dep.satisfied() for dep in deps):
                 self.started.append(name)
+                self._logs(unit)
                 unit.start()
+
+    def _logs(self, unit: Unit) -> None:
+        """Its logger, started before it: its directory made (a refusal said, and the
+        logger runs all the same: its lines still reach initd's log)."""
+        if self.log_dir is None:
+            return
+        from initd.supervisor.servicelog import ServiceLog
+
+        unit.logs = logs = ServiceLog(unit.name, unit.account, self.log_dir,
+                                      unit.service.log_max_bytes, unit.service.log_backups,
+                                      self.json, self.log)
+        try:
+            logs.prepare()
+        except InitdError as err:
+            self.log.error("its log files cannot be written: its lines go to initd's log "
+                           "only", service=unit.name, error=str(err))
+        try:
+            logs.start()
+        except InitdError as err:
+            self.log.error("no logger: its output goes to initd's", service=unit.name,
+                           error=str(err))
+            unit.logs = None
 
     def waitables(self) -> list[Any]:
         return [w for unit in self.units.values() for w in unit.waitables()]
@@ -142,9 +170,11 @@ class ServiceSet:
             for thread in threads:
                 if thread.ident is not None:
                     thread.join()
+            for name in wave:  # (its logger: its last lines, then gone)
+                self.units[name].close(max(deadline, time.monotonic() + LOG_DRAIN))
             self.log.info("stopped", services=wave)
         for unit in self.units.values():
-            unit.close()
+            unit.close(time.monotonic() + LOG_DRAIN)
 
 
 def _waves(names: list[str], units: dict[str, Unit]) -> list[list[str]]:
@@ -178,9 +208,22 @@ def build(config: settings.Settings, agent: users.Account | None,
             units.append(Unit(service, spec, account, config.grace, logger))
     except InitdError:
         for unit in units:
-            unit.close()
+            unit.close(time.monotonic())
         raise
-    return ServiceSet(units, start_order({s.name: s for s in config.services}), logger)
+    return ServiceSet(units, start_order({s.name: s for s in config.services}), logger,
+                      log_dir(config), config.log_format == "json" or (
+                          config.log_format == "auto" and not sys.stderr.isatty()))
+
+
+def log_dir(config: settings.Settings) -> str:
+    """Where the services' logs go: the setting, else /var/log/initd as root, else
+    $XDG_STATE_HOME/initd/services (~/.local/state: the services' user is initd's)."""
+    if config.services_log_dir is not None:
+        return config.services_log_dir
+    if os.geteuid() == 0:
+        return "/var/log/initd"
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return os.path.join(state, "initd", "services")
 
 
 def _account(service: Service, agent: users.Account | None,

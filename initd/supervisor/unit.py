@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from initd.config.log import Logger
     from initd.config.services import Service
+    from initd.supervisor.servicelog import ServiceLog
 
 
 class Unit(Supervised):
@@ -39,6 +40,7 @@ class Unit(Supervised):
                          grace, logger, **_check(kind, value, account))
         self.service = service
         self.account = account
+        self.logs: ServiceLog | None = None  # its output's logger (servicelog.py)
         self.announces_ready = kind in ("notify", "notify_fd")
         self.notifier: NotifySocket | NotifyFd | None = None
         self.kill_at: float | None = None  # not ready in time: KILL then, if still there
@@ -54,17 +56,23 @@ class Unit(Supervised):
                                  f"{err.strerror}") from None
 
     def make_spec(self) -> spawn.Spec:
+        """Its spec, its output to its logger (the same one for each start), and its
+        notification channel made anew."""
+        spec = self.spec
+        if self.logs is not None:
+            out = self.logs.output_fd()
+            spec = spec._replace(stdout=out, stderr=out)
         kind = (self.service.ready or (None, None))[0]
         if isinstance(self.notifier, NotifySocket):
             self.notifier.forget()
-            return self.spec._replace(env={**self.spec.env, **self.notifier.env()})
+            return spec._replace(env={**spec.env, **self.notifier.env()})
         if kind == "notify_fd":
             if self.notifier is not None:
                 self.notifier.close()
             self.notifier = made = NotifyFd(int(self.service.ready[1]))  # type: ignore[index]
-            argv, fds = made.wrap(self.spec.argv)
-            return self.spec._replace(argv=argv, pass_fds=fds)
-        return self.spec
+            argv, fds = made.wrap(spec.argv)
+            return spec._replace(argv=argv, pass_fds=fds)
+        return spec
 
     def spawned(self, child: spawn.Child) -> None:
         if isinstance(self.notifier, NotifyFd):
@@ -73,13 +81,17 @@ class Unit(Supervised):
     def waitables(self) -> list[Any]:
         listening = self.notifier is not None and self.state is State.STARTING \
             and not self.notifier.ended
-        return [*super().waitables(), *([self.notifier] if listening else [])]
+        logger = self.logs is not None and self.logs.fileno() >= 0
+        return [*super().waitables(), *([self.notifier] if listening else []),
+                *([self.logs] if logger else [])]
 
     def timeout(self) -> float | None:
         due = [] if self.stop_kill_at is None else [self.stop_kill_at]
         if self.state is State.STARTING and self.started_mono is not None:
             due.append(self.kill_at if self.kill_at is not None else
                        self.started_mono + self.service.ready_timeout)
+        revive = self.logs.revive_in() if self.logs is not None else None
+        due += [time.monotonic() + revive] if revive is not None else []
         waits = [max(0.0, at - time.monotonic()) for at in due]
         theirs = super().timeout()
         waits += [theirs] if theirs is not None else []
@@ -126,6 +138,8 @@ class Unit(Supervised):
         super()._exited(code, ran_for)
 
     def tick(self) -> None:
+        if self.logs is not None:  # (a logger that died: again, on the same pipe)
+            self.logs.revive()
         if self.stop_kill_at is not None and self.child is not None \
                 and time.monotonic() >= self.stop_kill_at:
             self.child.signal_group(signal.SIGKILL)
@@ -164,7 +178,11 @@ class Unit(Supervised):
             return self.state in (State.EXITED, State.FATAL) and self.last_code != 0
         return self.state.final
 
-    def close(self) -> None:
+    def close(self, deadline: float) -> None:
+        """Once stopped: its logger reads its last lines (KILLed at ``deadline``)."""
+        if self.logs is not None:
+            self.logs.close(deadline)
+            self.logs = None
         if self.notifier is not None:
             self.notifier.close()
             self.notifier = None

@@ -31,7 +31,9 @@ class Made:
         for spec in declared.values():
             spec.setdefault("user", "root")
         path = self.tmp / "initd.yaml"
-        path.write_text(yaml.safe_dump({"services": declared}, sort_keys=False))
+        logs = self.tmp / "logs"  # (never /var/log/initd in a test)
+        path.write_text(yaml.safe_dump({"services": declared, "services_log_dir": str(logs)},
+                                       sort_keys=False))
         config = settings.load(argparse.Namespace(config=str(path)), {})
         found = build(config._replace(grace=grace), None, log.get())
         assert found is not None

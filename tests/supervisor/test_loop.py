@@ -27,7 +27,9 @@ def config(tmp_path: Path, declared: dict[str, Any]) -> str:
     for spec in declared.values():
         spec.setdefault("user", "root")
     path = tmp_path / "initd.yaml"
-    path.write_text(yaml.safe_dump({"services": declared}, sort_keys=False))
+    path.write_text(yaml.safe_dump({"services": declared,
+                                   "services_log_dir": str(tmp_path / "logs")},
+                                  sort_keys=False))
     return str(path)
 
 
@@ -95,3 +97,18 @@ def test_the_stop_takes_the_agent_then_dependents_then_what_they_need(  # type: 
     assert init.wait(60) == 7
     stopped = order.read_text().split()
     assert stopped[:3] == ["agent", "worker", "web"] and sorted(stopped[3:]) == ["cache", "db"]
+
+
+def test_a_services_output_goes_to_its_log_and_to_initds(initd, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    init = initd(["--config", config(tmp_path, {
+        "web": {"command": "echo hello from web; echo oops >&2; exec sleep 1000"}}),
+        "--no-service", "--log-format", "json", *AGENT])
+    init.expect("agent up")
+    current = tmp_path / "logs" / "web" / "current"
+    wait_for(lambda: current.exists() and "oops" in current.read_text(), 60, "its log")
+    assert current.read_text() == "hello from web\noops\n"
+    wait_for(lambda: "oops" in init.stderr, 60, "initd's log")
+    lines = [json.loads(line) for line in init.stderr.splitlines() if "from web" in line]
+    assert [(line["event"], line["service"]) for line in lines] == [("hello from web", "web")]
+    init.signal(signal.SIGTERM)
+    assert init.wait(60) == 0
