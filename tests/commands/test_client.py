@@ -137,9 +137,14 @@ def test_no_service_and_no_answer_say_so(service: Callable[[Answer], str],
                                          tmp_path: Path) -> None:
     with pytest.raises(InitdError, match=r"no hook service at .*; is initd running"):
         client.call("GET", "/v1/health", sock=str(tmp_path / "none.sock"))
-    silent = service(lambda req: threading.Event().wait(60) and None)
-    with pytest.raises(InitdError, match=r"no answer from the hook service .* within 0\.2s"):
-        client.call("GET", "/v1/health", sock=silent, timeout=0.2)
+    gate = threading.Event()  # (opened once seen: the stand-in's thread ends with the test)
+    silent = service(lambda req: (gate.wait(60), None)[1])
+    try:
+        with pytest.raises(InitdError,
+                           match=r"no answer from the hook service .* within 0\.2s"):
+            client.call("GET", "/v1/health", sock=silent, timeout=0.2)
+    finally:
+        gate.set()
     said = client.trust_verdict("/ws/a.sh", "a" * 64)
     assert said is not None and said.startswith("not trusted: not checked")
 

@@ -222,7 +222,9 @@ class StatusStore:
 
 
 def _finish(entry: dict[str, Any], result: Result) -> None:
-    for key in (*RUNNING_ONLY, "interrupted"):  # (a run that ended says so itself)
+    # (a run that ended says so itself: lastRunAt, durationMs; and whether a record of it
+    # running was written, which depends on how busy the machine was, never shows)
+    for key in (*RUNNING_ONLY, "startedAt", "interrupted"):
         entry.pop(key, None)
     entry.update(
         lastRunAt=now_iso(),
