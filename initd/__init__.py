@@ -10,6 +10,6 @@ VERBS = {"hooks": ("hooks", "main"), "precommit": ("precommit", "main"),
          "health": ("health", "health"), "ready": ("health", "ready"),
          "turn": ("turn", "turn"), "emit": ("emit", "emit"),
          "sessions": ("sessions", "sessions"), "config": ("config", "config"),
-         "shim": ("shim", "shim"),
+         "shim": ("shim", "shim"), "services": ("services", "main"),
          # hidden: a service's logger, started by the supervisor (supervisor/servicelog.py)
          "svlog": ("svlog", "main")}

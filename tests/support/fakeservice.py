@@ -21,8 +21,9 @@ def http(status: str, body: bytes, length: int | None = None) -> bytes:
 
 
 def json_answer(code: int, body: Any) -> bytes:
-    reasons = {200: "OK", 400: "Bad Request", 409: "Conflict", 422: "Unprocessable Content",
-               500: "Internal Server Error", 503: "Service Unavailable"}
+    reasons = {200: "OK", 400: "Bad Request", 403: "Forbidden", 409: "Conflict",
+               422: "Unprocessable Content", 500: "Internal Server Error",
+               503: "Service Unavailable"}
     return http(f"{code} {reasons[code]}", json.dumps(body).encode())
 
 
