@@ -47,6 +47,8 @@ def test_the_demo_shows_every_capability_and_exits_with_the_agents_code() -> Non
         "zombies now: 0",
         "commit rejected: the lines above still say TODO",
         "Add notes",
+        "worker | web answered on port",  # the image's services: worker after web, ready
+        "web: restarting",  # the agent restarts a service of its own
         "initd exited with 3",
     ):
         assert line in shown, f"{line!r} missing from the demo's output:\n{shown}"

@@ -63,5 +63,14 @@ say "fixing it and committing again:"
 echo "The notes." > notes.txt
 git add notes.txt
 git commit -q -m "Add notes" 2>&1 | quote && git log --oneline | quote
+say "--- the image's services (initd.yaml): web says READY=1 when warm, worker starts after it"
+for i in $(seq 1 120); do
+  initd services --json | python3 -c 'import json, sys
+sys.exit(json.load(sys.stdin)["services"]["worker"]["state"] != "running")' && break
+  sleep 0.5
+done
+initd services | quote
+say "restarting web, a service of mine (one of root's would be refused):"
+initd services restart web | quote
 say "exiting with code 3 (initd will exit with it)"
 exit 3

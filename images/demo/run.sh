@@ -18,18 +18,25 @@ fi
 id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user"
 # A checkout under /root is unreadable to the agent user: run from a copy in /tmp.
 demo=$(mktemp -d /tmp/initd-demo.XXXXXX)
-cp -a "$here/workspace" "$here/agent.sh" "$demo/"
+cp -a "$here/workspace" "$here/agent.sh" "$here/web.py" "$here/worker.sh" "$demo/"
 # The workspace is a git repository created by root, as an image build would make it;
 # the agent user commits in it (initd trusts this one path for that user).
 git -C "$demo/workspace" init -q
 git -C "$demo/workspace" config user.name "Demo Agent"
 git -C "$demo/workspace" config user.email "agent@demo.invalid"
 chmod -R a+rwX "$demo"
+# The image's services (initd.yaml, its paths made the copy's): a file of root's that only
+# root may write, as initd reads services from no other; their logs in a directory of root's.
+etc=$(mktemp -d /tmp/initd-demo-etc.XXXXXX)
+chmod 755 "$etc"
+sed -e "s#/opt/demo/#$demo/#" -e "s#directory: /workspace#directory: $demo/workspace#" \
+  "$here/initd.yaml" > "$etc/initd.yaml"
+chmod 644 "$etc/initd.yaml"
 home=$(getent passwd "$user" | cut -d: -f6)
 rm -rf "$home/.discobot/$session"
 # On the way out: the trust initd gave the demo user for this one path, then the copy.
 trap 'cd /; git config --file "$home/.gitconfig" --unset-all safe.directory \
-  "^$demo/workspace\$" 2>/dev/null; rm -rf "$demo"' EXIT
+  "^$demo/workspace\$" 2>/dev/null; rm -rf "$demo" "$etc"' EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 step "the hooks initd finds in the demo workspace (initd hooks list):"
@@ -42,6 +49,7 @@ cd "$demo/workspace" || exit 1
 # The demo's own socket (not /run/initd, which a real initd may be serving), and initd's
 # verbs on the agent's PATH.
 PATH="$(dirname "$python"):$PATH" DISCOBOT_SECRET=demo-secret \
+  INITD_CONFIG="$etc/initd.yaml" INITD_SERVICES_LOG_DIR="$etc/logs" \
   unshare --pid --fork --mount-proc --kill-child \
   "$python" -m initd -v --log-format console --user "$user" --session-id "$session" \
   --workspace "$demo/workspace" --hooks-dir /nonexistent --socket "$demo/run/initd.sock" \
