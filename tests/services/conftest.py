@@ -10,14 +10,14 @@ import pwd
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.hooks.support import forget_session
-from tests.services.support import boot_args, evidence_dir, standin, write_config
+from tests.services.support import Boot, boot_args, evidence_dir, standin, write_config
 from tests.support.harness import Initd
 
 
@@ -60,9 +60,6 @@ def image() -> Iterator[str]:
     path = tempfile.mkdtemp(prefix="initd-svc-image-")
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-Boot = Callable[..., Initd]
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,11 @@ import psutil
 import yaml
 
 from tests.service.support import call
-from tests.support.harness import Initd, wait_for
+from tests.support.harness import Initd, ns_pid, wait_for
 
 STANDIN = Path(__file__).resolve().with_name("standin.py")
 PY = sys.executable
+Boot = Callable[..., Initd]  # the suite's ``boot`` fixture (conftest.py)
 DEADLINE = 60.0  # seconds: every wait is for an event, and this only its deadline
 
 
@@ -62,8 +64,9 @@ def count(box: Path, pattern: str) -> int:
 
 
 def pid_of(box: Path, name: str) -> int:
-    """The pid ``name`` last started with (as it said it itself)."""
-    return int(wait_for(lambda: _read(box / f"{name}.pid"), what=f"{name}'s pid"))  # type: ignore[arg-type]
+    """The pid ``name`` last started with, as it said it itself: its pid in initd's PID
+    namespace (what the control API shows too); ``host_pid`` is the test's."""
+    return int(str(wait_for(lambda: _read(box / f"{name}.pid"), what=f"{name}'s pid")))
 
 
 def _read(path: Path) -> str | None:
@@ -154,7 +157,16 @@ def as_user(user: str, code: str, *args: str) -> subprocess.CompletedProcess[str
 # --- processes, as /proc shows them
 
 
+def host_pid(init: Initd, pid: int) -> int:
+    """The test's pid of the process whose pid is ``pid`` in initd's namespace (never
+    signal a namespace's pid from outside it: it is another process here)."""
+    return wait_for(lambda: next((p.pid for p in init.descendants() if ns_pid(p.pid) == pid),
+                                 None), what=f"the process that is {pid} in initd's namespace"
+                    )  # type: ignore[return-value]
+
+
 def alive(pid: int) -> bool:
+    """Is the process of (the test's) ``pid`` there, and not a zombie?"""
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from tests.services.support import (
+    Boot,
     count,
     events,
     standin,
@@ -44,7 +45,7 @@ def first(lines: list[str], pattern: str) -> int:
     return next(i for i, line in enumerate(lines) if re.fullmatch(pattern, line))
 
 
-def test_a_chain_starts_dependencies_first(boot, box) -> None:
+def test_a_chain_starts_dependencies_first(boot: Boot, box: Path) -> None:
     """s6-rc-compile: A depends on B, B on C: "s6-rc will start C first, then B, then A".
     Each waits for a gate before it says it is ready (a TCP port of its own would do as
     well; the s6 line keeps it to one process)."""
@@ -66,7 +67,7 @@ def test_a_chain_starts_dependencies_first(boot, box) -> None:
         first(lines, r"b ready") < first(lines, r"a start \d+")
 
 
-def test_a_oneshot_completes_before_its_dependents_start(boot, box) -> None:
+def test_a_oneshot_completes_before_its_dependents_start(boot: Boot, box: Path) -> None:
     """Compose's service_completed_successfully; s6-rc: a oneshot is up once "the up
     program has exited successfully". SERVICES-SPEC.md: "its dependents start after it
     exits 0", and its state is then ``done``."""
@@ -87,7 +88,7 @@ def test_a_oneshot_completes_before_its_dependents_start(boot, box) -> None:
     assert count(box, r"migrate start \d+") == 1  # once: a oneshot is never restarted
 
 
-def test_the_stop_goes_in_reverse_dependency_order(boot, box) -> None:
+def test_the_stop_goes_in_reverse_dependency_order(boot: Boot, box: Path) -> None:
     """s6-rc: "never stop B until it knows that A is down"; Compose: "web is removed
     before db and redis". SERVICES-SPEC.md: the agent first, then dependents before what
     they depend on, each with its own stop_signal. Every process lingers a moment between

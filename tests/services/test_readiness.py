@@ -32,27 +32,31 @@ line can only come after it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.services.support import count, events, standin, wait_event, wait_state
+from tests.services.support import Boot, count, events, standin, wait_event, wait_state
 from tests.support.harness import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
-def readiness(kind: str, box: object, port: int) -> tuple[dict[str, object], str]:
+def readiness(kind: str, box: Path, port: int) -> tuple[dict[str, object], str]:
     """(the service's ``ready:``, the stand-in's --ready) for ``kind``."""
-    return {
+    kinds: dict[str, tuple[dict[str, object], str]] = {
         "notify_fd": ({"notify_fd": 3}, "fd:3"),  # s6: a line on fd 3
         "notify": ({"notify": True}, "notify"),  # sd_notify: READY=1 on $NOTIFY_SOCKET
         "port": ({"port": port}, f"port:{port}"),  # a TCP connect succeeds
         "http": ({"http": f"http://127.0.0.1:{port}/health"}, f"http:{port}"),  # 200-399
         "exec": ({"exec": ["sh", "-c", f"test -e {box}/db-up"]}, f"file:{box}/db-up"),
-    }[kind]
+    }
+    return kinds[kind]
 
 
 @pytest.mark.parametrize("kind", ["notify_fd", "notify", "port", "http", "exec"])
-def test_a_dependent_starts_only_once_its_dependency_is_ready(boot, box, kind: str) -> None:
+def test_a_dependent_starts_only_once_its_dependency_is_ready(boot: Boot, box: Path,
+                                                              kind: str) -> None:
     ready, how = readiness(kind, box, free_port())
     services = {
         "db": {"command": standin(box, "db", "--gate", str(box / "go"), "--ready", how),
@@ -74,7 +78,7 @@ def test_a_dependent_starts_only_once_its_dependency_is_ready(boot, box, kind: s
     assert wait_state(init, "db", "running")["pid"] is not None
 
 
-def test_notify_socket_is_set_only_for_a_notify_service(boot, box) -> None:
+def test_notify_socket_is_set_only_for_a_notify_service(boot: Boot, box: Path) -> None:
     """SERVICES-SPEC.md: "NOTIFY_SOCKET is set only for notify: true services". (systemd
     sets it for Type=notify units; sd_notify is a no-op without it: "If $NOTIFY_SOCKET
     was not set and hence no status message could be sent, 0 is returned".)"""
@@ -88,7 +92,7 @@ def test_notify_socket_is_set_only_for_a_notify_service(boot, box) -> None:
     assert (box / "told.notify").read_text() not in ("", "-")
 
 
-def test_a_service_with_no_ready_is_ready_once_started(boot, box) -> None:
+def test_a_service_with_no_ready_is_ready_once_started(boot: Boot, box: Path) -> None:
     """s6-rc, doc/s6-rc.html (50f4e65, 2026-06-22;
     https://skarnet.org/software/s6-rc/s6-rc.html): without readiness notification "the
     transition will be considered successful as soon as the daemon is up";

@@ -29,10 +29,20 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
-from tests.services.support import alive, count, pid_of, standin, wait_event, wait_state
+from tests.services.support import (
+    Boot,
+    alive,
+    count,
+    host_pid,
+    pid_of,
+    standin,
+    wait_event,
+    wait_state,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -44,20 +54,20 @@ def counted(box: object, name: str) -> str:
 
 
 @pytest.mark.parametrize("policy", ["always", "on-failure"])
-def test_a_service_that_dies_is_started_again(boot, box, policy: str) -> None:
+def test_a_service_that_dies_is_started_again(boot: Boot, box: Path, policy: str) -> None:
     """supervisord's autorestart=true (and unexpected: a non-zero exit); s6-supervise
     restarts ./run unless told not to."""
     init = boot({"web": {"command": standin(box, "web"), "restart": policy}})
     first = pid_of(box, "web")
     (box / "web.pid").unlink()
-    os.kill(first, signal.SIGKILL)
+    os.kill(host_pid(init, first), signal.SIGKILL)
     second = pid_of(box, "web")
-    assert second != first and alive(second)
+    assert second != first and alive(host_pid(init, second))
     row = wait_state(init, "web", "running")
     assert row["pid"] != first and row["restarts"] == 1
 
 
-def test_restart_never_and_a_clean_exit_under_on_failure_stay_exited(boot, box) -> None:
+def test_restart_never_and_a_clean_exit_under_on_failure_stay_exited(boot: Boot, box: Path) -> None:
     """supervisord autorestart=false: "the process will not be autorestarted"; unexpected
     (our on-failure): restarted only on an exit code not expected (ours: not 0)."""
     services = {"never": {"command": f"{counted(box, 'never')}; exit 3", "restart": "never"},
@@ -70,7 +80,7 @@ def test_restart_never_and_a_clean_exit_under_on_failure_stay_exited(boot, box) 
     assert count(box, r"never start \d+") == 1 and count(box, r"clean start \d+") == 1
 
 
-def test_a_crash_loop_gives_up_fatal(boot, box) -> None:
+def test_a_crash_loop_gives_up_fatal(boot: Boot, box: Path) -> None:
     """supervisord: past startretries "giving up and putting the process into an FATAL
     state". SERVICES-SPEC.md: more than max_restarts restarts inside restart_window =
     fatal, never restarted again; the agent and the other services are unaffected."""
@@ -78,7 +88,7 @@ def test_a_crash_loop_gives_up_fatal(boot, box) -> None:
                          "max_restarts": 2, "restart_window": 600},
                 "calm": {"command": standin(box, "calm")}}
     init = boot(services)
-    calm, agent = pid_of(box, "calm"), pid_of(box, "agent")
+    calm, agent = pid_of(box, "calm"), host_pid(init, pid_of(box, "agent"))
     assert wait_state(init, "loop", "backoff")  # supervisord's BACKOFF: waits between tries
     row = wait_state(init, "loop", "fatal")
     assert row["lastExitCode"] == 3
@@ -93,22 +103,25 @@ def test_a_crash_loop_gives_up_fatal(boot, box) -> None:
     ("kill -KILL $$", 128 + signal.SIGKILL),  # 128+S when killed by S
     ("exit 0", 1),  # 1 if that was 0 (restart: always restarts a clean exit too)
 ])
-def test_a_critical_service_that_gives_up_stops_the_container(boot, box, command: str,
+def test_a_critical_service_that_gives_up_stops_the_container(boot: Boot, box: Path, command: str,
                                                               code: int) -> None:
     """SERVICES-SPEC.md: "critical: true + fatal = the container stops"; its exit code is
     the service's last (128+S when killed by S), or 1 if that was 0. (supervisord has no
     such switch: a FATAL process leaves supervisord running.)"""
-    services = {"core": {"command": f"{counted(box, 'core')}; {command}", "restart": "always",
-                         "max_restarts": 1, "restart_window": 600, "critical": True}}
+    gate = f"while [ ! -e {box}/go ]; do sleep 0.05; done"
+    services = {"core": {"command": f"{counted(box, 'core')}; {gate}; {command}",
+                         "restart": "always", "max_restarts": 1, "restart_window": 600,
+                         "critical": True}}
     init = boot(services, *standin(box, "agent"))
-    agent = pid_of(box, "agent")
+    agent = host_pid(init, pid_of(box, "agent"))
+    (box / "go").touch()
     assert init.wait(120) == code, init.stderr[-3000:]
     assert count(box, r"core start \d+") == 2
     assert count(box, "agent stopping SIGTERM") == 1  # the agent was stopped, not lost
     assert not alive(agent)
 
 
-def test_a_failed_oneshot_blocks_its_dependents(boot, box) -> None:
+def test_a_failed_oneshot_blocks_its_dependents(boot: Boot, box: Path) -> None:
     """s6-rc: "If a transition fails, s6-rc will not perform the transitions that depend
     on it" (and keeps on with the independent ones). SERVICES-SPEC.md: "if it fails, its
     dependents never start (state blocked)"; the oneshot is ``failed``."""
@@ -120,10 +133,10 @@ def test_a_failed_oneshot_blocks_its_dependents(boot, box) -> None:
     assert wait_state(init, "web", "blocked")
     assert wait_state(init, "other", "running")
     assert count(box, r"web start \d+") == 0 and count(box, r"migrate start \d+") == 1
-    assert alive(pid_of(box, "agent"))
+    assert alive(host_pid(init, pid_of(box, "agent")))
 
 
-def test_a_failed_critical_oneshot_stops_the_container(boot, box) -> None:
+def test_a_failed_critical_oneshot_stops_the_container(boot: Boot, box: Path) -> None:
     """SERVICES-SPEC.md: a oneshot that fails, "if it is critical the container stops",
     with its exit code; its dependents never start."""
     services = {"migrate": {"type": "oneshot", "critical": True,
@@ -135,7 +148,7 @@ def test_a_failed_critical_oneshot_stops_the_container(boot, box) -> None:
     assert count(box, "agent stopping SIGTERM") == 1
 
 
-def test_a_service_that_ignores_term_is_killed_at_the_graces_end(boot, box) -> None:
+def test_a_service_that_ignores_term_is_killed_at_the_graces_end(boot: Boot, box: Path) -> None:
     """supervisord's stopwaitsecs: past it, "a final SIGKILL"; s6's timeout-kill the same.
     SERVICES-SPEC.md: one grace for everything (--grace), then KILL, to the process
     group. The stop ends (init.wait's deadline) and nothing of the service is left."""
@@ -143,7 +156,7 @@ def test_a_service_that_ignores_term_is_killed_at_the_graces_end(boot, box) -> N
                 "polite": {"command": standin(box, "polite")}}
     init = boot(services, more=("--grace", "2"))
     assert wait_state(init, "stubborn", "running") and wait_state(init, "polite", "running")
-    stubborn = pid_of(box, "stubborn")
+    stubborn = host_pid(init, pid_of(box, "stubborn"))
     init.signal(signal.SIGTERM)
     assert init.wait(90) == 0  # the agent's: it exited 0 on its TERM
     assert count(box, "stubborn stopping SIGTERM") == 1  # it was asked, and ignored it
