@@ -125,7 +125,8 @@ ROOT = {"user": "root"}  # (no --user here: a service must name its user, root i
       "(got 'prot')"]),
     ({"agent": {}}, ["services.agent"]),
     ({"Web": {}}, ["services.Web"]),
-])
+], ids=["cycle-of-two", "cycle-of-three", "unknown-name", "unknown-readiness",
+        "reserved-name", "name-out-of-pattern"])
 def test_a_graph_that_cannot_run_is_refused_before_anything_runs(
         tmp_path: Path, services: dict[str, dict[str, object]], said: list[str]) -> None:
     """s6-rc-compile complains about a cycle and exits 1 (before any service is started:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import pwd
 from pathlib import Path
+from typing import cast
 
 import psutil
 import pytest
@@ -83,9 +84,9 @@ def test_a_gigabyte_of_output_stays_capped_and_costs_the_supervisor_little(
     flood = host_pid(init, pid_of(box, "flood"))
     # the logger: what holds the pipe's read end as the service's user (root may hold it
     # too, as s6-svscan holds a logger's pipe across its restarts: its CPU tells)
-    loggers: list[psutil.Process] = wait_for(  # type: ignore[assignment]
+    loggers = cast(list[psutil.Process], wait_for(
         lambda: [p for p in pipe_readers(init, flood) if uid_of(p.pid) == agent_user.pw_uid],
-        what="the logger, as the service's user")
+        what="the logger, as the service's user"))
     root = [supervisor(init).pid, init.init_pid]
     before = sum(map(cpu_ticks, root)), sum(cpu_ticks(p.pid) for p in loggers)
     (box / "go").touch()
