@@ -142,9 +142,10 @@ sys.stdout.write(answer.decode(errors="replace"))
 def agent_request(user: str, init: Initd, method: str, path: str) -> tuple[int, str]:
     """The agent user's own request on the control socket: (status, the body as sent)."""
     out = subprocess.run(["runuser", "-u", user, "--", PY, "-I", "-c", AS_AGENT, init.socket,
-                          method, path], capture_output=True, text=True, timeout=DEADLINE)
-    assert out.returncode == 0, out.stderr
-    head, _, body = out.stdout.partition("\r\n\r\n")
+                          method, path], capture_output=True, timeout=DEADLINE)
+    assert out.returncode == 0, out.stderr.decode(errors="replace")
+    # (bytes: text mode would turn the head's CR LF into LF)
+    head, _, body = out.stdout.decode(errors="replace").partition("\r\n\r\n")
     return int(head.split(" ")[1]), body
 
 

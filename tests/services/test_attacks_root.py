@@ -25,6 +25,7 @@ from typing import cast
 import pytest
 
 from tests.services.support import (
+    DEADLINE,
     Boot,
     as_user,
     host_pid,
@@ -144,7 +145,8 @@ def test_the_agent_cannot_notify_for_a_service_of_another_user(
                 "web": {"command": standin(box, "web"), "after": ["rootsvc"]}}
     init = boot(services)
     notify = box / "rootsvc.notify"  # (it told the world: the attack's best case)
-    address = str(wait_for(lambda: notify.exists() and notify.read_text(), what="its socket"))
+    address = str(wait_for(lambda: notify.exists() and notify.read_text(), DEADLINE,
+                           what="its socket"))
     assert address != "-"
     said = as_user(agent_user.pw_name, SEND, address)
     assert said.stdout.strip() in (str(errno.EACCES), str(errno.EPERM)), said

@@ -112,9 +112,14 @@ def test_a_double_forked_orphan_is_stopped_with_its_service(boot: Boot, box: Pat
     assert alive(orphan) and wait_state(init, "forker", "running")
     code, body = call(init.socket, "POST", "/v1/services/forker/stop")
     assert 200 <= code < 300, body  # (the agent's own service: its default user)
-    assert wait_state(init, "forker", "stopped")
+    stopped = wait_state(init, "forker", "stopped")
     wait_for(lambda: not alive(orphan), timeout=60, what="the orphan stopped")
     assert wait_state(init, "worker", "running") and alive(host_pid(init, pid_of(box, "agent")))
+    assert stopped["restarts"] == 0  # a stop asked for is no crash: not started again…
+    code, body = call(init.socket, "POST", "/v1/services/forker/start")
+    assert 200 <= code < 300, body  # …until asked
+    wait_for(lambda: count(box, r"forker start \d+") == 2, timeout=60, what="forker again")
+    assert wait_state(init, "forker", "running")
 
 
 def test_a_double_forked_orphan_is_not_left_behind_by_the_stop(boot: Boot, box: Path) -> None:

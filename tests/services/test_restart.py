@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.service.support import call, verb
 from tests.services.support import (
     Boot,
     alive,
@@ -94,6 +95,14 @@ def test_a_crash_loop_gives_up_fatal(boot: Boot, box: Path) -> None:
     assert row["lastExitCode"] == 3
     assert count(box, r"loop start \d+") == 3  # the first start and its 2 restarts
     assert wait_state(init, "calm", "running")["pid"] == calm and alive(agent)
+    # SERVICES-SPEC.md, "Control and visibility": a non-critical service down = degraded;
+    # `initd services`: a table NAME STATE PID UPTIME RESTARTS LAST-EXIT READY-BY
+    assert call(init.socket, "GET", "/v1/health")[1]["status"] == "degraded"
+    table = verb("services", sock=init.socket)
+    assert table.returncode == 0, table.stderr
+    assert table.stdout.split("\n")[0].split() == ["NAME", "STATE", "PID", "UPTIME",
+                                                     "RESTARTS", "LAST-EXIT", "READY-BY"]
+    assert any(line.split()[:2] == ["loop", "fatal"] for line in table.stdout.splitlines())
     init.signal(signal.SIGTERM)
     assert init.wait(60) == 0  # the agent's exit code: a non-critical service's is not
 
