@@ -66,7 +66,7 @@ def count(box: Path, pattern: str) -> int:
 def pid_of(box: Path, name: str) -> int:
     """The pid ``name`` last started with, as it said it itself: its pid in initd's PID
     namespace (what the control API shows too); ``host_pid`` is the test's."""
-    return int(str(wait_for(lambda: _read(box / f"{name}.pid"), what=f"{name}'s pid")))
+    return int(str(wait_for(lambda: _read(box / f"{name}.pid"), DEADLINE, what=f"{name}'s pid")))
 
 
 def _read(path: Path) -> str | None:
