@@ -215,6 +215,12 @@ def _read_config(config_path: str, explicit: bool) -> tuple[dict[str, Any], list
         if explicit:
             raise InitdError(f"config file {config_path}: not found") from None
         return {}, []
+    except PermissionError:  # the image's file, root's alone (its services' secrets): a
+        if explicit:  # verb the agent runs takes its settings from its environment
+            raise InitdError(f"config file {config_path}: cannot read: permission "
+                             "denied") from None
+        return {}, [f"config file {config_path}: not readable by uid {os.geteuid()}: "
+                    "its settings are not used here"]
     except (OSError, UnicodeDecodeError) as err:
         raise InitdError(f"config file {config_path}: cannot read: {err}") from None
     import yaml

@@ -129,8 +129,9 @@ def service_settings(config: settings.Settings, session: str,
            "INITD_TRUST": "1" if config.trust else "0", "INITD_TRUST_FILE": config.trust_file}
     if account is not None:
         env["INITD_USER"] = account.name
-    if config.config is not None:
-        env["INITD_CONFIG"] = config.config
+    # Every setting is here: never the image's file, which may be root's alone (0600: a
+    # service's environment may hold secrets, and the service runs as the agent)
+    env["INITD_CONFIG"] = os.devnull
     if config.state_dir is not None:
         env["INITD_STATE_DIR"] = config.state_dir
     if config.hook_limits.any():
