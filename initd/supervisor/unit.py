@@ -16,6 +16,7 @@ from initd.errors import InitdError
 from initd.process import spawn, users
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.notify import NotifyFd, NotifySocket
+from initd.supervisor.pace import Bucket
 from initd.supervisor.states import State
 from initd.supervisor.supervised import Supervised
 
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
     from initd.config.log import Logger
     from initd.config.services import Service
     from initd.supervisor.servicelog import ServiceLog
+
+
+NOTES_RATE = 20.0  # reads of a service's notifications a second, before it is ready
+NOTES_BURST = 32
 
 
 class Unit(Supervised):
@@ -43,6 +48,9 @@ class Unit(Supervised):
         self.logs: ServiceLog | None = None  # its output's logger (servicelog.py)
         self.announces_ready = kind in ("notify", "notify_fd")
         self.notifier: NotifySocket | NotifyFd | None = None
+        # what root reads of it, at most: a service flooding its socket or fd before it
+        # is ready (the agent's, maybe) costs root that, never in proportion to its writes
+        self.notes = Bucket(NOTES_RATE, NOTES_BURST)
         self.kill_at: float | None = None  # not ready in time: KILL then, if still there
         self.started_mono: float | None = None  # when the current start began
         self.held = False  # stopped on request: not restarted until asked to start
@@ -78,9 +86,12 @@ class Unit(Supervised):
         if isinstance(self.notifier, NotifyFd):
             self.notifier.started()
 
-    def waitables(self) -> list[Any]:
-        listening = self.notifier is not None and self.state is State.STARTING \
+    def _listening(self) -> bool:
+        return self.notifier is not None and self.state is State.STARTING \
             and not self.notifier.ended
+
+    def waitables(self) -> list[Any]:
+        listening = self._listening() and self.notes.ready()
         logger = self.logs is not None and self.logs.fileno() >= 0
         return [*super().waitables(), *([self.notifier] if listening else []),
                 *([self.logs] if logger else [])]
@@ -90,6 +101,8 @@ class Unit(Supervised):
         if self.state is State.STARTING and self.started_mono is not None:
             due.append(self.kill_at if self.kill_at is not None else
                        self.started_mono + self.service.ready_timeout)
+        if self._listening() and not self.notes.ready():
+            due.append(time.monotonic() + self.notes.wait())
         revive = self.logs.revive_in() if self.logs is not None else None
         due += [time.monotonic() + revive] if revive is not None else []
         waits = [max(0.0, at - time.monotonic()) for at in due]
@@ -144,8 +157,8 @@ class Unit(Supervised):
                 and time.monotonic() >= self.stop_kill_at:
             self.child.signal_group(signal.SIGKILL)
             self.stop_kill_at = None
-        if self.state is State.STARTING and self.notifier is not None \
-                and not self.notifier.ended and self.notifier.ready():  # (non-blocking)
+        if self._listening() and self.notes.take() \
+                and self.notifier.ready():  # type: ignore[union-attr]  # (non-blocking)
             self.mark_ready()
         if self.state is State.STARTING and self.child is not None:
             self._not_ready_in_time()

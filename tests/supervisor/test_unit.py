@@ -11,6 +11,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,31 @@ def test_stop_start_and_restart_on_request(made: Made) -> None:
           and states(services)["web"] == "running", "restarted")
     assert not alive(second) and unit.describe()["restarts"] == 2
     assert unit.request("start") == "already running"
+
+
+def test_a_flood_of_notifications_costs_root_its_rate(made: Made) -> None:
+    """A service (the agent's, maybe) that floods its NOTIFY_SOCKET before it is ready:
+    root reads at most NOTES_BURST, then NOTES_RATE a second, whatever it sends."""
+    from initd.supervisor.unit import NOTES_BURST, NOTES_RATE
+
+    flood = ("import os, socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+             "s.setblocking(False)\nwhile True:\n    try:\n"
+             "        s.sendto(b'STATUS=junk', os.environ['NOTIFY_SOCKET'])\n"
+             "    except BlockingIOError:\n        pass\n")
+    services = made({"f": {"command": [PYTHON, "-c", flood], "ready": {"notify": True}}})
+    wait_pid(services, "f")
+    unit = services.units["f"]
+    assert unit.notifier is not None
+    reads = 0
+    real = unit.notifier.ready
+
+    def counted() -> bool:
+        nonlocal reads
+        reads += 1
+        return real()
+    unit.notifier.ready = counted  # type: ignore[method-assign]
+    started = time.monotonic()
+    until(services, lambda: time.monotonic() - started > 1.0, "a second of it")
+    elapsed = time.monotonic() - started
+    assert reads <= NOTES_BURST + NOTES_RATE * elapsed + 1
+    assert states(services)["f"] == "starting"
