@@ -27,6 +27,7 @@ the same run on the same machine (never as timed unit tests).
 27-28. a devcontainer.json command's output: a waited stage printing 3 million lines
     against the same stage silent, and root's CPU under a `yes &` daemon against the
     daemon's own (bench/lifecycle_output.py)
+34-35. two services' start and stop, against supervisord's (bench/services.py)
 """
 
 from __future__ import annotations
@@ -305,6 +306,9 @@ def run_all() -> None:
     import lifecycle_output  # bench/lifecycle_output.py: devcontainer.json output's cost
 
     lifecycle_output.main()
+    import services  # bench/services.py: two services' start and stop against supervisord
+
+    services.main()
 
 
 if __name__ == "__main__":
