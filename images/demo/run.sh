@@ -30,6 +30,7 @@ chmod -R a+rwX "$demo"
 etc=$(mktemp -d /tmp/initd-demo-etc.XXXXXX)
 chmod 755 "$etc"
 sed -e "s#/opt/demo/#$demo/#" -e "s#directory: /workspace#directory: $demo/workspace#" \
+  -e "s#/tmp/demo-web.port#$demo/web.port#" \
   "$here/initd.yaml" > "$etc/initd.yaml"
 chmod 644 "$etc/initd.yaml"
 home=$(getent passwd "$user" | cut -d: -f6)

@@ -85,10 +85,10 @@ class ServiceLog:
             raise InitdError(f"service {self.name}: its log directory: "
                              f"{err if isinstance(err, agentfs.Unsafe) else _said(err)}"
                              ) from None
-        refused = agentfs.refused_chowns()
+        refused = [path for path in agentfs.refused_chowns() if path == self.directory]
         if refused and self.logger is not None:
             self.logger.warning("service log directory not given to its user (no "
-                                "CAP_CHOWN): its files cannot be written", service=self.name,
+                                "CAP_CHOWN): its log files are not kept", service=self.name,
                                 path=refused[0])
 
     def start(self) -> None:

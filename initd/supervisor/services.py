@@ -81,8 +81,8 @@ class ServiceSet:
         try:
             logs.prepare()
         except InitdError as err:
-            self.log.error("its log files cannot be written: its lines go to initd's log "
-                           "only", service=unit.name, error=str(err))
+            self.log.error("its log files are not kept: its lines go to initd's log only",
+                           service=unit.name, error=str(err))
         try:
             logs.start()
         except InitdError as err:
