@@ -56,12 +56,6 @@ class Unit(Supervised):
         self.held = False  # stopped on request: not restarted until asked to start
         self.again = False  # restarted on request: started again at its exit, at once
         self.stop_kill_at: float | None = None  # a stop asked for: KILL then
-        if kind == "notify":
-            try:
-                self.notifier = NotifySocket(service.name, account.uid if account else None)
-            except OSError as err:
-                raise InitdError(f"service {service.name}: cannot make its NOTIFY_SOCKET: "
-                                 f"{err.strerror}") from None
 
     def make_spec(self) -> spawn.Spec:
         """Its spec, its output to its logger (the same one for each start), and its
@@ -71,6 +65,13 @@ class Unit(Supervised):
             out = self.logs.output_fd()
             spec = spec._replace(stdout=out, stderr=out)
         kind = (self.service.ready or (None, None))[0]
+        if kind == "notify" and self.notifier is None:  # (made at its first start)
+            try:
+                self.notifier = NotifySocket(self.name, self.account.uid if self.account
+                                             else None)
+            except OSError as err:  # a failed start: its restart policy decides
+                raise InitdError(f"service {self.name}: cannot make its NOTIFY_SOCKET: "
+                                 f"{err.strerror}") from None
         if isinstance(self.notifier, NotifySocket):
             self.notifier.forget()
             return spec._replace(env={**spec.env, **self.notifier.env()})
