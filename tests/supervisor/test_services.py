@@ -98,3 +98,15 @@ def test_the_agent_controls_only_its_own_services(made: Made) -> None:
     assert services.control("mine", "stop", nobody) == {"status": 200, "result": "stopping"}
     until(services, lambda: states(services)["mine"] == "stopped", "mine stopped")
     assert services.control("roots", "restart", None)["status"] == 200  # (not root: all one)
+
+
+def test_the_stop_waves_and_where_the_logs_go(made: Made) -> None:
+    from initd.supervisor import services as module
+
+    found = made({"db": {"command": "x"}, "cache": {"command": "x"},
+                  "web": {"command": "x", "after": ["db", "cache"]},
+                  "worker": {"command": "x", "after": ["web"]}, "alone": {"command": "x"}})
+    started = ["db", "cache", "alone", "web", "worker"]
+    assert module._waves(list(reversed(started)), found.units) == [
+        ["worker", "alone"], ["web"], ["cache", "db"]]  # (a wave: latest started first)
+    assert found.log_dir == str(made.tmp / "logs")
