@@ -14,11 +14,14 @@ root reads what arrives until the first newline.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import socket
 import sys
 import tempfile
+
+from initd.state import agentfs
 
 MAX_DATAGRAM = 4096
 MAX_STATUS = 200
@@ -44,9 +47,11 @@ class NotifySocket:
                                   | socket.SOCK_CLOEXEC)
         try:
             self.sock.bind(self.path)
-            os.chmod(self.path, 0o600)
-            if uid is not None and uid != os.geteuid():
-                os.chown(self.path, uid, -1)  # (the socket, not the directory: root's)
+            other = uid is not None and uid != os.geteuid()
+            if not agentfs.give_socket(self.path, uid if other else None):
+                raise PermissionError(errno.EPERM, "cannot give it to the service's user "
+                                      "(no CAP_CHOWN?)")
+            if other:  # (they pass through root's directory to their socket, no more)
                 os.chmod(self.directory, 0o711)
         except OSError:
             self.close()

@@ -35,6 +35,9 @@ ALLOWED = {
     ("commands/service.py", "os.unlink"): (1, "the socket the service bound itself, as "
                                               "itself (not root: root passes its fd)"),
     ("supervisor/roothooks.py", "shutil.rmtree"): (1, "root's own 0700 mkdtemp of hook copies"),
+    ("supervisor/notify.py", "os.chmod"): (1, "root's own mkdtemp for a NOTIFY_SOCKET: 0711"),
+    ("supervisor/notify.py", "shutil.rmtree"): (1, "root's own mkdtemp for a NOTIFY_SOCKET "
+                                                "(its user may not write there)"),
     # a service's logger: a process of the service's user, never root's (servicelog.py
     # starts it so); in the directory root made it, whatever it opens that user may open
     ("process/svfiles.py", "os.open"): (3, "the log directory, current, a new current"),

@@ -30,11 +30,11 @@ from here.
 
 from __future__ import annotations
 
-from initd.state.agentfs.byname import give_group, read_regular
+from initd.state.agentfs.byname import give_group, give_socket, read_regular
 from initd.state.agentfs.common import DIRECTORY, LINKS, NEW, READ, Owner, Unsafe, refused_chowns
 from initd.state.agentfs.directory import Dir
 from initd.state.agentfs.place import Place, below
 from initd.state.agentfs.scratch import unnamed
 
 __all__ = ["DIRECTORY", "LINKS", "NEW", "READ", "Dir", "Owner", "Place", "Unsafe",
-           "below", "give_group", "read_regular", "refused_chowns", "unnamed"]
+           "below", "give_group", "give_socket", "read_regular", "refused_chowns", "unnamed"]

@@ -43,3 +43,18 @@ def give_group(path: str, gid: int) -> bool:
     except PermissionError:
         return False
     return True
+
+
+def give_socket(path: str, uid: int | None) -> bool:
+    """A socket root has just bound, in a directory of root's own nobody else may write
+    (supervisor/notify.py's), made ``uid``'s alone (0600: only that user may send to it;
+    None: root's, 0600). False when not allowed (no CAP_CHOWN): it stays root's, and the
+    service cannot say it is ready (the caller says so)."""
+    os.chmod(path, 0o600)  # (a socket: there is no following to fear in root's directory)
+    if uid is None:
+        return True
+    try:
+        os.chown(path, uid, -1, follow_symlinks=False)
+    except PermissionError:
+        return False
+    return True
