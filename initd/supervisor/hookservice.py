@@ -10,6 +10,8 @@ precommit install`` run as the repository's owner (never as uid 0), in a worker 
 the supervisor's loop keeps forwarding signals meanwhile; ``trust`` only asks whether a
 hook's hash is approved (the store is root's alone, 0600), answered in the loop. Root runs
 no hook for the service: every hook runs as the agent once the agent runs (invariant 11).
+The service also says what it counted (``metrics``, about once a second), which root
+keeps for /metrics as data (state/hookcounts.py: checked, bounded, never an error).
 
 The service runs as the agent, which may ptrace it: its end of the channel is the
 agent's (invariant 8). So every message is checked (its op, its fields and their types,
@@ -39,6 +41,7 @@ from initd.config.values import Restart
 from initd.errors import InitdError
 from initd.process import spawn
 from initd.process.channel import Channel, Message, ProtocolError, close_fd
+from initd.state import hookcounts
 from initd.supervisor import requests
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.deferred import close_listener
@@ -70,6 +73,7 @@ class ServiceChild(Supervised):
         self._runs: dict[int, threading.Event] = {}  # requests running, by id
         self._workers: list[threading.Thread] = []
         self._pushed: Message | None = None
+        self.counts = hookcounts.Tally()  # what it said it counted, for /metrics
 
     # --- Supervised's extension points
 
@@ -93,6 +97,7 @@ class ServiceChild(Supervised):
         close_fd(self._child_end)  # the child's now: its exit must give us EOF
         self._child_end = -1
         self._pushed = None  # the new service knows nothing yet
+        self.counts.restarted()  # (its counts start again: root's go on from the last's)
 
     def ended(self, child: spawn.Child, deadline: float) -> None:
         """Its exit (or its stop) ends its channel and its requests; what is in its
@@ -185,6 +190,8 @@ class ServiceChild(Supervised):
         op = message["op"]
         if op == "ready":
             self.mark_ready()
+        elif op == "metrics":  # data, never an error: what is not ours is left out
+            self.counts.said(hookcounts.parse(message.get("counts")), time.monotonic())
         elif op == "cancel":
             run = self._runs.get(message["id"])
             if run is not None:

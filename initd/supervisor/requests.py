@@ -15,7 +15,9 @@ from initd.hooks.truststore import well_formed
 from initd.process.channel import Message
 
 FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "precommit": {"id"},
-          "trust": {"id", "key", "digest"}}  # every op, and the fields it may carry besides "op"
+          "trust": {"id", "key", "digest"}, "metrics": {"counts"}}  # every op, and the
+# fields it may carry besides "op". ``metrics``: what the service counted, for /metrics;
+# its ``counts`` are data, read by state/hookcounts.parse (what it cannot read is left out)
 
 
 def problem(message: Message, running: Container[object]) -> str | None:
@@ -26,6 +28,8 @@ def problem(message: Message, running: Container[object]) -> str | None:
         return f"an unknown op {shown(op, 24)}"
     if not set(message) - {"op"} <= allowed:
         return f"a {op} message with fields it does not have"
+    if op == "metrics":
+        return None
     if op == "ready":
         pid = message.get("pid")
         return None if pid is None or _whole(pid) else "a ready message with a bad pid"
