@@ -5,7 +5,8 @@ path, so nobody else can connect (a Unix socket in /run would be one more thing 
 protect). Messages are JSON objects, one per line. The supervisor pushes what it knows
 (``state``: the agent's and the service's lifecycle) and answers requests
 (``precommit``, ``trust``) with a ``reply`` carrying the request's ``id``; the service
-says ``ready`` once it serves, and may ``cancel`` a request still running.
+says ``ready`` once it serves, may ``cancel`` a request still running, and says what it
+counted (``metrics``, for root's /metrics: data, never answered).
 """
 
 from __future__ import annotations
