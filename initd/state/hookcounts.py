@@ -29,6 +29,7 @@ LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}")  # a format, event or de
 MAX_SERIES = 128  # label sets kept per family: what is past it is left out
 MAX_COUNT = 2**53  # any count (a float's whole numbers), any sum of seconds
 DECISION_NONE = "none"  # a hook that said neither block nor approve
+NOTHING = object()  # no summary kept (a summary may be any JSON value, null too)
 
 Key = tuple[str, str]
 Histogram = tuple[tuple[int, ...], float]  # per-bucket counts (not cumulative), their sum
@@ -80,9 +81,10 @@ def parse(raw: object) -> Counts:
 class Tally:
     """Root's totals of every start of the service: never backwards (the module's
     docstring). ``totals`` is made when a summary is taken, for a reader in another
-    thread (replaced whole). A summary that comes sooner than EVERY after the last one
-    taken is left out: the service sends one a second at most, and a flood costs root
-    no more than that."""
+    thread (replaced whole). A summary is parsed and taken at most once every EVERY
+    seconds: one that comes sooner is kept, unread (the latest only, in place of the one
+    kept before), and taken when its time comes (``due``, ``take``). The service sends
+    one a second at most; a flood costs root no more than that."""
 
     EVERY = 0.5  # seconds
 
@@ -90,16 +92,28 @@ class Tally:
         self._base = empty()  # what the services before this one counted
         self._latest = empty()  # the most this one has said, per label set
         self._taken = -math.inf
+        self._kept: object = NOTHING  # a summary not taken yet
         self.totals = empty()
 
-    def said(self, counts: Counts, now: float) -> None:
-        if now - self._taken < self.EVERY:
+    def said(self, raw: object, now: float) -> None:
+        """A summary as the service sent it (any JSON value): taken now, or when due."""
+        self._kept = raw
+        self.take(now)
+
+    def due(self, now: float) -> float | None:
+        """Seconds until the summary kept is to be taken (None: none is kept)."""
+        return None if self._kept is NOTHING else max(0.0, self._taken + self.EVERY - now)
+
+    def take(self, now: float, whenever: bool = False) -> None:
+        if self._kept is NOTHING or (now - self._taken < self.EVERY and not whenever):
             return
-        self._taken = now
-        self._latest = combined(self._latest, counts, max)
+        raw, self._kept, self._taken = self._kept, NOTHING, now
+        self._latest = combined(self._latest, parse(raw), max)
         self.totals = combined(self._base, self._latest, _sum)
 
-    def restarted(self) -> None:
+    def restarted(self, now: float) -> None:
+        """The service started again: what the last one said is all it will."""
+        self.take(now, whenever=True)
         self._base, self._latest = self.totals, empty()
         self._taken = -math.inf
 

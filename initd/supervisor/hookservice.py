@@ -97,7 +97,7 @@ class ServiceChild(Supervised):
         close_fd(self._child_end)  # the child's now: its exit must give us EOF
         self._child_end = -1
         self._pushed = None  # the new service knows nothing yet
-        self.counts.restarted()  # (its counts start again: root's go on from the last's)
+        self.counts.restarted(time.monotonic())  # (its counts start again: root's go on)
 
     def ended(self, child: spawn.Child, deadline: float) -> None:
         """Its exit (or its stop) ends its channel and its requests; what is in its
@@ -126,15 +126,18 @@ class ServiceChild(Supervised):
         return [*super().waitables(), *([channel] if read else [])]
 
     def timeout(self) -> float | None:
-        """Also: when the channel's rate allows the next batch, if one waits (or may)."""
+        """Also: when the channel's rate allows the next batch, if one waits (or may), and
+        when what it counted is to be taken."""
         mine = None
         if self.channel is not None and (self._inbox or not self.ops.channel.ready(BATCH)):
             mine = self.ops.channel.wait(BATCH)
-        theirs = super().timeout()
-        return mine if theirs is None else theirs if mine is None else min(mine, theirs)
+        waits = [t for t in (mine, super().timeout(), self.counts.due(time.monotonic()))
+                 if t is not None]  # (and when a summary kept is to be taken)
+        return min(waits) if waits else None
 
     def tick(self) -> None:
         self._serve_channel()
+        self.counts.take(time.monotonic())
         super().tick()
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
@@ -191,7 +194,7 @@ class ServiceChild(Supervised):
         if op == "ready":
             self.mark_ready()
         elif op == "metrics":  # data, never an error: what is not ours is left out
-            self.counts.said(hookcounts.parse(message.get("counts")), time.monotonic())
+            self.counts.said(message.get("counts"), time.monotonic())
         elif op == "cancel":
             run = self._runs.get(message["id"])
             if run is not None:

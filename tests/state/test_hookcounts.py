@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,21 +67,40 @@ def test_label_sets_past_the_bound_are_left_out() -> None:
 
 def test_totals_never_go_backwards_and_go_on_across_restarts() -> None:
     tally = Tally()
-    tally.said(counts(failed=5, decisions={("c", "block"): 3}), now=0)
-    tally.said(counts(failed=2), now=1)  # (a lie, or a restart not seen yet): not less
+    tally.said(counts(failed=5, decisions={("c", "block"): 3}).wire(), now=0)
+    tally.said(counts(failed=2).wire(), now=1)  # (a lie, or a restart not seen yet)
     assert tally.totals.failed == 5 and tally.totals.decisions == {("c", "block"): 3}
-    tally.restarted()  # the next service counts from 0: root's totals go on from 5
-    tally.said(counts(failed=1, decisions={("c", "block"): 1}), now=2)
+    tally.restarted(now=2)  # the next service counts from 0: root's totals go on from 5
+    tally.said(counts(failed=1, decisions={("c", "block"): 1}).wire(), now=2)
     assert tally.totals.failed == 6 and tally.totals.decisions == {("c", "block"): 4}
 
 
-def test_a_flood_of_summaries_is_taken_at_most_every_half_second() -> None:
+def test_a_summary_sooner_than_its_pace_waits_unread_and_the_latest_is_taken() -> None:
     tally = Tally()
-    tally.said(counts(failed=1), now=10.0)
-    tally.said(counts(failed=9), now=10.1)  # left out
+    tally.said(counts(failed=1).wire(), now=10.0)
+    assert tally.due(10.0) is None
+    for failed in (7, 8, 9):  # a flood: kept, unread, each in place of the last
+        tally.said(counts(failed=failed).wire(), now=10.1)
+    assert tally.totals.failed == 1 and tally.due(10.1) == pytest.approx(Tally.EVERY - 0.1)
+    tally.take(10.2)  # not yet
     assert tally.totals.failed == 1
-    tally.said(counts(failed=9), now=10.0 + Tally.EVERY)
-    assert tally.totals.failed == 9
+    tally.take(10.0 + Tally.EVERY)
+    assert tally.totals.failed == 9 and tally.due(11.0) is None
+
+
+def test_a_null_summary_is_taken_as_an_empty_one() -> None:
+    tally = Tally()
+    tally.said(None, now=0.0)
+    assert tally.due(0.0) is None and tally.totals == hookcounts.empty()
+
+
+def test_a_summary_kept_when_the_service_restarts_is_its_last_word() -> None:
+    tally = Tally()
+    tally.said(counts(failed=1).wire(), now=0.0)
+    tally.said(counts(failed=4).wire(), now=0.1)  # kept
+    tally.restarted(now=0.2)
+    tally.said(counts(failed=1).wire(), now=0.3)
+    assert tally.totals.failed == 5
 
 
 def test_sums_are_capped() -> None:
