@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from initd.state.hookcounts import BUCKETS, DECISION_NONE, MAX_SERIES, Counts, Key
+from initd.state.hookcounts import BUCKETS, DECISION_NONE, LABEL, MAX_SERIES, Counts, Key
 
 EVERY = 1.0  # seconds between two summaries at most (one message: the channel's rate is 50/s)
 FILE_HOOKS = ("discobot", "file")  # a turn's file hooks: their format and "event"
@@ -58,18 +58,19 @@ class Counter:
         self.changed.set()
 
     def _ran(self, key: Key, duration_ms: object, failed: bool, timed_out: bool) -> None:
-        if key not in self._durations and len(self._durations) >= MAX_SERIES:
+        self._plain["failed"] += failed
+        self._plain["timed_out"] += timed_out
+        if not all(map(LABEL.fullmatch, key)) or (
+                key not in self._durations and len(self._durations) >= MAX_SERIES):
             return  # (root would leave it out)
         buckets, total = self._durations.get(key) or ([0] * (len(BUCKETS) + 1), 0.0)
         seconds = duration_ms / 1000 if isinstance(duration_ms, int | float) else 0.0
         buckets[bisect.bisect_left(BUCKETS, seconds)] += 1  # (le: a bound is its bucket's)
         self._durations[key] = (buckets, total + seconds)
-        self._plain["failed"] += failed
-        self._plain["timed_out"] += timed_out
 
     @staticmethod
     def _count(series: dict[Key, int], key: Key) -> None:
-        if key in series or len(series) < MAX_SERIES:
+        if key in series or (len(series) < MAX_SERIES and all(map(LABEL.fullmatch, key))):
             series[key] = series.get(key, 0) + 1
 
     def summary(self) -> Counts:

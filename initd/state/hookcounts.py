@@ -5,7 +5,7 @@ shape, both ends (as state/ready.py).
 
 The service runs as the agent, which may ptrace it and write to its channel (invariant
 8): what it says here is the agent's word, and root takes it as data only. ``parse``
-is total: every entry it cannot read as ours (a label past LABEL's pattern or MAX_LABEL,
+is total: every entry it cannot read as ours (a label past LABEL's pattern,
 a count not a whole number in [0, MAX_COUNT], a list of the wrong length) is left out,
 one by one, and past MAX_SERIES label sets the rest is; whatever the message, it returns
 a Counts (empty at worst), never raises. So a forged summary can make the hook figures
@@ -27,8 +27,9 @@ from typing import Any, NamedTuple
 # a hook's duration, seconds (the upper bounds of the histogram's buckets; one more bucket
 # counts what took longer than the last): from a quick guard to a slow build
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
-LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}")  # a format, event or decision name
-MAX_SERIES = 128  # label sets kept per family: what is past it is left out
+LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,31}")  # a format, event or decision name
+MAX_SERIES = 32  # label sets kept per family: what is past it is left out (the largest
+# summary, every label its longest, stays under the channel's line: channel.MAX_REQUEST)
 MAX_COUNT = 2**53  # any count (a float's whole numbers), any sum of seconds
 DECISION_NONE = "none"  # a hook that said neither block nor approve
 NOTHING = object()  # no summary kept (a summary may be any JSON value, null too)

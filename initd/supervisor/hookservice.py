@@ -11,7 +11,9 @@ the supervisor's loop keeps forwarding signals meanwhile; ``trust`` only asks wh
 hook's hash is approved (the store is root's alone, 0600), answered in the loop. Root runs
 no hook for the service: every hook runs as the agent once the agent runs (invariant 11).
 The service also says what it counted (``metrics``, about once a second), which root
-keeps for /metrics as data (state/hookcounts.py: checked, bounded, never an error).
+keeps for /metrics as data (state/hookcounts.py: checked, bounded, never an error); while
+a summary sent sooner than its pace waits to be taken, root reads no more of the channel,
+so a flood of them costs root what its pace allows (bench/metrics.py, 34b).
 
 The service runs as the agent, which may ptrace it: its end of the channel is the
 agent's (invariant 8). So every message is checked (its op, its fields and their types,
@@ -119,11 +121,15 @@ class ServiceChild(Supervised):
 
     def waitables(self) -> list[Any]:
         """The channel only while root would read it now: nothing read is left to serve,
-        and its rate allows a batch more (else what the service sent waits, unread)."""
+        no summary of what it counted waits to be taken, and its rate allows a batch more
+        (else what the service sent waits, unread)."""
         channel = self.channel
-        read = channel is not None and not channel.closed and not self._inbox \
-            and self.ops.channel.ready(BATCH)
+        read = channel is not None and not channel.closed and self._readable()
         return [*super().waitables(), *([channel] if read else [])]
+
+    def _readable(self) -> bool:
+        return not self._inbox and self.counts.due(0) is None \
+            and self.ops.channel.ready(BATCH)
 
     def timeout(self) -> float | None:
         """Also: when the channel's rate allows the next batch, if one waits (or may), and
@@ -170,7 +176,7 @@ class ServiceChild(Supervised):
             self._violated("it does not read its channel")
             return
         if not self._inbox:
-            if not self.ops.channel.ready(BATCH) or not spawn.wait_fds([channel], 0):
+            if not self._readable() or not spawn.wait_fds([channel], 0):
                 return
             try:
                 messages = channel.receive(READ)

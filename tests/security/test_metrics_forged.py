@@ -34,8 +34,8 @@ ATTACK = """
     for counts in (
             {"failed": 2**70, "replayed": -1, "timedOut": 1e308, "journaled": "7"},
             {"decisions": [["claude", "x" + str(n) + '"}\\n# TYPE evil counter', 1]
-                           for n in range(300)]},
-            {"decisions": [[f"f{n}", "block", 2**53] for n in range(1200)]},  # (under 64 KiB)
+                           for n in range(250)]},
+            {"decisions": [[f"f{n}", "block", 2**53] for n in range(250)]},  # (under 16 KiB)
             {"durations": [["claude", "pre_tool", [2**53] * 15, float("inf")]]},
             {"durations": [["claude", "pre_tool", [1] * 15, 0.5]] * 3},
             "garbage", [], None):

@@ -34,7 +34,7 @@ def test_what_is_not_ours_is_left_out_entry_by_entry() -> None:
         good,
         ["claude", "stop", ONE[:-1], 0.1],  # a bucket short
         ["bad label\n", "stop", ONE, 0.1],  # not a name
-        ["x" * 49, "stop", ONE, 0.1],  # too long
+        ["x" * 33, "stop", ONE, 0.1],  # too long
         ["claude", "post", [-1, *ONE[1:]], 0.1],  # a negative count
         ["claude", "post", [True, *ONE[1:]], 0.1],  # a bool is no count
         ["claude", "post", [MAX_COUNT + 1, *ONE[1:]], 0.1],
@@ -101,6 +101,23 @@ def test_a_summary_kept_when_the_service_restarts_is_its_last_word() -> None:
     tally.restarted(now=0.2)
     tally.said(counts(failed=1).wire(), now=0.3)
     assert tally.totals.failed == 5
+
+
+def test_the_largest_summary_fits_the_channels_line() -> None:
+    """What an honest service may send, every label its longest and every count its
+    largest, is one line the channel takes (a longer one restarts the service)."""
+    from initd.process.channel import MAX_REQUEST
+
+    name = "x" * 32
+    largest = counts(
+        durations={(f"{n:02}" + name[2:], name): ((MAX_COUNT,) * (len(BUCKETS) + 1),
+                                                  float(MAX_COUNT) / 3)
+                   for n in range(MAX_SERIES)},
+        decisions={(f"{n:02}" + name[2:], name): MAX_COUNT for n in range(MAX_SERIES)},
+        failed=MAX_COUNT, timed_out=MAX_COUNT, journaled=MAX_COUNT, replayed=MAX_COUNT)
+    line = json.dumps({"op": "metrics", "counts": largest.wire()}, separators=(",", ":"))
+    assert parse(json.loads(line)["counts"]) == largest
+    assert len(line) < MAX_REQUEST, len(line)
 
 
 def test_sums_are_capped() -> None:

@@ -442,8 +442,8 @@ def test_what_it_counted_is_kept_and_garbage_in_it_left_out_with_no_restart(
     good = {"op": "metrics", "counts": {"failed": 2, "decisions": [["claude", "block", 1]]}}
     relay.send(good)
     until(service, lambda: service.counts.totals.failed == 2, "the summary taken")
-    for garbage in ({"failed": "x" * 30_000}, [1, 2], None, {"durations": [[{"a": 1}] * 999]},
-                    {"decisions": [["claude", f"d{n}", 10**30] for n in range(500)]},
+    for garbage in ({"failed": "x" * 10_000}, [1, 2], None, {"durations": [[{"a": 1}] * 999]},
+                    {"decisions": [["claude", f"d{n}", 10**30] for n in range(250)]},
                     {"decisions": [["claude\n\"}", "x", 1]], "failed": -1}):
         service.counts._taken = -1e9  # (each taken, not left out for the pace)
         relay.send({"op": "metrics", "counts": garbage})
@@ -467,3 +467,20 @@ def test_a_metrics_message_past_the_channels_line_restarts_it_and_keeps_the_coun
     again = rig.started(service)  # the next one counts from 0; root's totals go on
     again.send({"op": "metrics", "counts": {"failed": 1}})
     until(service, lambda: service.counts.totals.failed == 4, "the next one's added")
+
+
+def test_while_a_summary_waits_for_its_pace_the_channel_is_not_read(rig: Rig) -> None:
+    """A flood of summaries costs root what their pace allows: one sooner than it is
+    kept, and root reads no more of the channel until it is taken (what it read already
+    is served: a trust question among it is answered)."""
+    service = rig.service(env={"INITD_TRUST": "0"})
+    relay = rig.started(service)
+    relay.send({"op": "metrics", "counts": {"failed": 1}},
+               {"op": "metrics", "counts": {"failed": 2}},
+               {"op": "trust", "id": 9, "key": "/ws/.discobot/hooks/a.sh", "digest": "a" * 64})
+    until(service, lambda: service.counts.due(time.monotonic()) is not None, "one kept")
+    assert service.counts.totals.failed == 1
+    assert service.channel not in service.waitables()
+    assert relay.lines(1, lambda: tick(service))[0]["id"] == 9
+    until(service, lambda: service.counts.totals.failed == 2, "the one kept, taken")
+    assert service.channel in service.waitables()
