@@ -18,6 +18,8 @@ the same run on the same machine (never as timed unit tests).
        --entrypoint and vs tini (bench/startstop.py)
 26. /healthz's p50/p99 while the probe port is abused, against the same port quiet;
     26b. while agent-like processes churn connections to it (bench/probeport.py)
+34. root's supervisor's CPU while /metrics is scraped at 10 Hz, against /healthz probed
+    at the same pace (bench/metrics.py)
 32. initd emit --from AGENT's round trip with one guard, for each agent, against the
     same hook spawned directly (bench/agents.py)
 33. a 16 MiB Write event: the hook service's peak RSS against the payload and against
@@ -300,6 +302,9 @@ def run_all() -> None:
     import probeport  # bench/probeport.py: /healthz while the probe port is abused
 
     probeport.main()
+    import metrics  # bench/metrics.py: /metrics scraped at 10 Hz, against /healthz
+
+    metrics.main()
     import bundle  # bench/bundle.py: the bundle's size, boot, and a Node image's start
 
     bundle.main()

@@ -29,7 +29,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from initd.pid1 import reaper
 
     try:
-        code = reaper.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ))
+        reaps = None
+        if may_scrape(args, os.environ):  # (the page before the fork: both sides have it)
+            from initd.pid1 import reaped
+
+            reaps = reaped.make()
+        code = reaper.run(lambda: guarded(lambda: _supervise(args)), pid1_log(args, os.environ),
+                          reaps=reaps)
     except InitdError as err:
         return fail(err)
     # Everything is reaped and said: exit now, as tini does. The interpreter's own
@@ -79,6 +85,23 @@ def pid1_log(argv: Sequence[str], environ: Mapping[str, str]) -> pid1log.Log:
     from initd.pid1.log import Log
 
     return Log(verbose=verbose, json_lines=None if fmt == "auto" else fmt == "json")
+
+
+DEFAULT_CONFIG = "/etc/initd/initd.yaml"  # config/paths.py's (PID 1 imports no config)
+# what may turn the probe port on besides a flag: its variable, a config file, env files
+SCRAPE_VARIABLES = ("INITD_HEALTH_PORT", "INITD_CONFIG", "INITD_ENV_FILE")
+
+
+def may_scrape(argv: Sequence[str], environ: Mapping[str, str],
+               config: str = DEFAULT_CONFIG) -> bool:
+    """Whether the probe port (and so /metrics, with PID 1's count of what it reaped,
+    pid1/reaped.py) may be on, from a glance: a long option other than --user, a
+    variable that may set it, or the image's config file. A wrong yes costs PID 1 a page;
+    a wrong no, that count (never a crash)."""
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    if any(opt.startswith("--") and not opt.startswith("--user") for opt in options):
+        return True
+    return any(name in environ for name in SCRAPE_VARIABLES) or os.path.exists(config)
 
 
 def _verb(argv: list[str]) -> int:

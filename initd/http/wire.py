@@ -23,6 +23,9 @@ REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
 
 Head = tuple[str, str, str, dict[str, str], int]  # parse_head's
 MAX_HEAD = 16 * 1024  # request line and headers (the API's are a few hundred bytes)
+BUFFERED = 8 * 1024  # an answer sent at once (no wait) larger than this gets a send
+# buffer of its size: a new connection's may be 16 KiB (tcp_wmem), and the send would
+# stop half-way; queued in the kernel, the client's window need not take it now
 MAX_FIELDS = 100  # header lines (curl sends 3, a kubelet 4)
 MAX_LENGTH_DIGITS = 18  # Content-Length: below 10**18 is an int of 8 bytes; int() of
 # 5,000 digits raised (CPython's 4,300-digit limit) and killed the reading thread
@@ -233,11 +236,13 @@ def send(conn: socket.socket, status: str, headers: list[tuple[str, str]], body:
          timeout: float) -> None:
     """The whole answer, within ``timeout`` seconds; then the connection is closed."""
     head = "".join(f"{k}: {v}\r\n" for k, v in headers)
+    message = f"HTTP/1.0 {status}\r\n{head}Connection: close\r\n\r\n".encode("latin-1") + body
     try:
         if conn.gettimeout() != timeout:  # (the reading thread's are non-blocking already)
             conn.settimeout(timeout)
-        conn.sendall(f"HTTP/1.0 {status}\r\n{head}Connection: close\r\n\r\n"
-                     .encode("latin-1") + body)
+        if not timeout and len(message) > BUFFERED:  # sent at once or never: room for it
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, len(message))  # (/metrics)
+        conn.sendall(message)
     except OSError:
         pass  # gone, or not reading its answer: nobody to tell
     finally:

@@ -37,6 +37,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from initd.pid1.reaped import Reaped
+
 PR_SET_CHILD_SUBREAPER = 36
 
 # After the supervisor exits: TERM to everything left, this long, then KILL. The
@@ -45,7 +47,7 @@ SWEEP_GRACE = 2.0
 
 
 def run(supervisor: Callable[[], int], log: Log | None = None,
-        sweep_grace: float = SWEEP_GRACE) -> int:
+        sweep_grace: float = SWEEP_GRACE, reaps: Reaped | None = None) -> int:
     """Fork ``supervisor``, reap and forward until it exits, sweep, return its exit code.
 
     ``supervisor`` runs in the child with default signal dispositions but with the
@@ -65,7 +67,7 @@ def run(supervisor: Callable[[], int], log: Log | None = None,
         os._exit(_child(supervisor))
     # Like dumb-init: PID 1 holds no directory busy (the supervisor keeps the cwd).
     os.chdir("/")
-    status = _reap_until(pid, log)
+    status = _reap_until(pid, log, reaps)
     code = exit_code(status)
     if os.WIFSIGNALED(status):  # (kill -9 by someone, the OOM killer): say so, once
         name = signal_name(os.WTERMSIG(status))
@@ -116,7 +118,7 @@ def _child(supervisor: Callable[[], int]) -> int:
     return code
 
 
-def _reap_until(supervisor: int, log: Log) -> int:
+def _reap_until(supervisor: int, log: Log, reaps: Reaped | None = None) -> int:
     """Forward signals and reap everything until the supervisor itself has exited."""
     while True:
         info = signal.sigtimedwait(WAITED, WAKE_INTERVAL)
@@ -128,26 +130,34 @@ def _reap_until(supervisor: int, log: Log) -> int:
                 pass  # it has just exited; the reap below will see it
         # SIGCHLDs coalesce: look for the supervisor inside the reap loop, on every wake,
         # or we could wait forever for a notification that was merged away (catatonit#4).
-        status, _ = _reap(log, supervisor)
+        status, _ = _reap(log, supervisor, reaps)
         if status is not None:
             return status
 
 
-def _reap(log: Log, watch: int = 0) -> tuple[int | None, bool]:
+def _reap(log: Log, watch: int = 0, reaps: Reaped | None = None
+          ) -> tuple[int | None, bool]:
     """Reap every exited child: initd's one ``waitpid(-1)`` loop, for the loop above and
     the sweep below. Returns the wait status of ``watch`` if it was among them, and
-    whether no child is left at all."""
+    whether no child is left at all; adds how many others there were to ``reaps`` (once
+    a pass)."""
     found = None
+    reaped = 0
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return found, True
+            pid, none_left = 0, True
+        else:
+            none_left = False
         if pid == 0:
-            return found, False
+            if reaped and reaps is not None:
+                reaps.add(reaped)
+            return found, none_left
         if pid == watch:
             found = status
         else:
+            reaped += 1
             log(DEBUG, "reaped", pid=pid, code=exit_code(status))
 
 

@@ -5,7 +5,8 @@ path, so nobody else can connect (a Unix socket in /run would be one more thing 
 protect). Messages are JSON objects, one per line. The supervisor pushes what it knows
 (``state``: the agent's and the service's lifecycle) and answers requests
 (``precommit``, ``trust``) with a ``reply`` carrying the request's ``id``; the service
-says ``ready`` once it serves, and may ``cancel`` a request still running.
+says ``ready`` once it serves, may ``cancel`` a request still running, and says what it
+counted (``metrics``, for root's /metrics: data, never answered).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from typing import Any
 
 Message = dict[str, Any]
 MAX_LINE = 2 * 2**20  # from the supervisor: a hook's result (head and tail) fits well
-MAX_REQUEST = 64 * 2**10  # from the service (the agent's, invariant 8): requests are tiny
+MAX_REQUEST = 16 * 2**10  # from the service (the agent's, invariant 8): requests are tiny
+# (a trust question holds a path; the largest summary of what it counted, hookcounts.py,
+# is under 16 KiB). Every line root takes is JSON it decodes, 50 a second: 16 KiB bounds
+# what a flood of well-formed ones costs it
 
 
 class ProtocolError(Exception):

@@ -1,4 +1,5 @@
-"""Processes as /proc shows them: state, process group, session, start time, uids.
+"""Processes as /proc shows them: state, process group, session, start time, uids, and
+what they use (CPU, resident memory).
 
 Read-only, and one file per question, no psutil: a pid alone may have been reused, so
 the callers that act on a process (proc, leftovers, rootleftovers) ask here who it really is
@@ -51,6 +52,22 @@ def start_ticks(pid: int) -> int | None:
     (a pid alone may have been reused)."""
     fields = stat_fields(pid)
     return int(fields[19]) if fields is not None else None  # field 22, starttime
+
+
+def usage(pid: int) -> tuple[float, int] | None:
+    """``pid``'s CPU seconds so far (user and system, its own: not its waited-for
+    children's) and its resident memory in bytes, from /proc/PID/stat and
+    /proc/PID/statm; None once it is gone."""
+    fields = stat_fields(pid)
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            resident = int(f.read().split()[1])
+        if fields is None:
+            return None
+        ticks = int(fields[11]) + int(fields[12])  # fields 14 and 15: utime, stime
+    except (OSError, ValueError, IndexError):
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK"), resident * os.sysconf("SC_PAGE_SIZE")
 
 
 def real_uid(pid: int) -> int | None:

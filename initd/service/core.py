@@ -29,7 +29,7 @@ from initd.hooks.model import Hook
 from initd.hooks.status.schema import Status
 from initd.process import runner
 from initd.process.runner import Result
-from initd.service import started, views
+from initd.service import counts, started, views
 from initd.service.link import LinkDown, SupervisorLink
 from initd.state.idempotency import digest
 from initd.state.journal import LOST, Entry, Journal, Unkept, once
@@ -63,6 +63,9 @@ class HookService:
         self._cancel: threading.Event | None = None
         self._precommit: tuple[tuple[str, str, str], ...] | None = None  # as last written
         self._said: set[Problem] = set()  # (_unread)
+        self.counts = counts.Counter()  # for root's /metrics, sent over the link
+        if link is not None:
+            counts.report(link.channel.send, self.counts)
 
     def discover(self) -> Found:
         """Re-read on every call, hooks added since are picked up at once; and every file
@@ -108,6 +111,7 @@ class HookService:
                 self._lock.release()
             if entry is not None:
                 entry.answered(answer)
+            self.counts.turn(answer)
             return {**answer, "replayed": False,
                     "journaled": self._journaled(entry, self.guard.steps)}
 
@@ -159,12 +163,14 @@ class HookService:
         with self.journal.entry("event", None if key is None else f"{name}\0{key}",
                                 digest(payload)) as entry:
             if entry is not None and entry.answer is not None:
+                self.counts.replayed()
                 return {**entry.answer, "replayed": True, "journaled": True}
             outcome = self.events.fire(name, payload, journal=entry, origin=origin).as_json()
             if entry is not None:
                 entry.answered(outcome)
-            return {**outcome, "replayed": False,
-                    "journaled": self._journaled(entry, self.events.stops.steps)}
+            journaled = self._journaled(entry, self.events.stops.steps)
+            self.counts.event(outcome, journaled)
+            return {**outcome, "replayed": False, "journaled": journaled}
 
     @staticmethod
     def _journaled(entry: Entry | None, steps: Ledger) -> bool:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
     from initd.config.log import Logger
+    from initd.state.hookcounts import Counts, Tally
     from initd.supervisor.sigchan import SignalChannel
 
     class Listener(Protocol):  # the control socket, as http/bind.py made it
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         def close(self) -> None: ...
 
     class Service(Protocol):  # hookservice.ServiceChild (which imports this module)
+        counts: Tally
         def waitables(self) -> list[Any]: ...
         def timeout(self) -> float | None: ...
         def tick(self) -> None: ...
@@ -118,6 +120,11 @@ class DeferredService:
                 "lastExitCode": None, "startedAt": None, "readyAt": None,
                 "readyBy": f"its control API (started at its first request, or once the "
                            f"agent has run {self.settle:g} s)"}
+
+    def hook_counts(self) -> Counts | None:
+        """What the service said it counted, over all its starts (/metrics); None before
+        its first."""
+        return self.service.counts.totals if self.service is not None else None
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
              grace: float | None = None) -> int:

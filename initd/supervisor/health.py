@@ -1,12 +1,14 @@
-"""``/healthz`` and ``/readyz`` over HTTP on ``--health-port``, served by the supervisor
-from the state it already holds, so a Kubernetes ``httpGet`` probe costs no Python start
-(an exec probe, ``initd ready``, starts one every few seconds in every pod) and never
-waits on the hook service or the agent's traffic on the control socket.
+"""``/healthz``, ``/readyz`` and ``/metrics`` over HTTP on ``--health-port``, served by
+the supervisor from the state it already holds, so a Kubernetes ``httpGet`` probe costs no
+Python start (an exec probe, ``initd ready``, starts one every few seconds in every pod)
+and never waits on the hook service or the agent's traffic on the control socket.
 
 ``/healthz``: 200 while initd supervises (its state in the body). ``/readyz``: 200 once
 the agent is ready, 503 with the reason before, while it restarts and once initd stops,
-so traffic leaves during the grace period. Standard library only; the server is the
-control API's, answering every request itself, on THREADS threads.
+so traffic leaves during the grace period. ``/metrics``: Prometheus' text format
+(metrics.py, whose field library is imported at the first scrape: a pod never scraped
+never loads it). Standard library only here; the server is the control API's, answering
+every request itself, on THREADS threads.
 
 The port listens on every interface, so anyone who reaches the pod may send anything
 here, to root (invariant 13): heads are parsed by a total parser (http/wire.py: a 400, never
@@ -25,11 +27,15 @@ import json
 import socket
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from initd.errors import InitdError, shown
 from initd.http import server
 from initd.state.ready import readiness, services_health
+
+if TYPE_CHECKING:
+    from initd.state.hookcounts import Counts
+    from initd.supervisor.metrics import Metrics
 
 MAX_WAITING = 64  # probes are few (a kubelet's two, a monitor's); past this, half-open
 # connections would be holding root's descriptors, and the hook service's restart (a
@@ -53,6 +59,9 @@ class Probes:
     def __init__(self, port: int) -> None:
         self.state: dict[str, Any] = {"initd": {"phase": "starting"}, "agent": None}
         self.answers = answers(self.state)
+        self.hooks: Counts | None = None  # what the hook service said it counted
+        self.metrics: Metrics | None = None  # made at the first scrape
+        self._making = threading.Lock()
         try:
             listener = socket.create_server(("", port), backlog=BACKLOG,
                                             family=socket.AF_INET6, dualstack_ipv6=True)
@@ -91,21 +100,45 @@ class Probes:
         self.servers.append(httpd)
         return True
 
-    def update(self, state: dict[str, Any]) -> None:
+    def update(self, state: dict[str, Any], hooks: Counts | None = None) -> None:
         """What the supervisor now knows, and the two answers made from it once, when it
         changes, never per probe (each replaced whole: a thread reads one or the other,
-        never half)."""
+        never half); /metrics renders it at its next scrape."""
         if state != self.state:
             self.state = state
             self.answers = answers(state)
+        self.hooks = hooks
+        if self.metrics is not None:  # (else the first scrape takes them, below)
+            self.metrics.update(self.state, hooks)
 
     def app(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
-        known = self.answers.get(path)
+        known = self.answers.get(path) if path != "/metrics" else self._metrics()
         status, headers, payload = known if known is not None else answer(404, {
-            "error": f"no {shown(path, 60)}: /healthz and /readyz are served here"})
+            "error": f"no {shown(path, 60)}: /healthz, /readyz and /metrics are served "
+                     "here"})
         start_response(status, headers)  # (never the path whole, above: small)
         return [payload]
+
+    def _metrics(self) -> Answer:
+        """/metrics, its library loaded at the first scrape; a failure of ours is a 500
+        for that scrape, never the thread's."""
+        try:
+            metrics = self.metrics
+            if metrics is None:
+                with self._making:
+                    if self.metrics is None:
+                        from initd.pid1 import reaped
+                        from initd.supervisor.metrics import Metrics
+
+                        self.metrics = Metrics(reaped.shared)
+                    metrics = self.metrics
+                    metrics.update(self.state, self.hooks)  # (after: an update meanwhile)
+            payload = metrics.body()
+        except Exception as err:
+            return answer(500, {"error": f"metrics: {type(err).__name__}"})
+        return ("200 OK", [("Content-Type", metrics.content_type),
+                           ("Content-Length", str(len(payload)))], payload)
 
     def close(self) -> None:
         for httpd in self.servers:

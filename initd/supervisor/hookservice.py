@@ -10,6 +10,10 @@ precommit install`` run as the repository's owner (never as uid 0), in a worker 
 the supervisor's loop keeps forwarding signals meanwhile; ``trust`` only asks whether a
 hook's hash is approved (the store is root's alone, 0600), answered in the loop. Root runs
 no hook for the service: every hook runs as the agent once the agent runs (invariant 11).
+The service also says what it counted (``metrics``, about once a second), which root
+keeps for /metrics as data (state/hookcounts.py: checked, bounded, never an error); while
+a summary sent sooner than its pace waits to be taken, root reads no more of the channel,
+so a flood of them costs root what its pace allows (bench/metrics.py, 34b).
 
 The service runs as the agent, which may ptrace it: its end of the channel is the
 agent's (invariant 8). So every message is checked (its op, its fields and their types,
@@ -40,6 +44,7 @@ from initd.config.values import Restart
 from initd.errors import InitdError
 from initd.process import spawn
 from initd.process.channel import Channel, Message, ProtocolError, close_fd
+from initd.state import hookcounts
 from initd.supervisor import requests
 from initd.supervisor.backoff import Backoff
 from initd.supervisor.deferred import close_listener
@@ -74,6 +79,7 @@ class ServiceChild(Supervised):
         # the image's services (services.py: ServiceSet.control, who asks bound): None,
         # none in this container
         self.control: Callable[[str, str], dict[str, Any]] | None = None
+        self.counts = hookcounts.Tally()  # what it said it counted, for /metrics
 
     # --- Supervised's extension points
 
@@ -97,6 +103,7 @@ class ServiceChild(Supervised):
         close_fd(self._child_end)  # the child's now: its exit must give us EOF
         self._child_end = -1
         self._pushed = None  # the new service knows nothing yet
+        self.counts.restarted(time.monotonic())  # (its counts start again: root's go on)
 
     def ended(self, child: spawn.Child, deadline: float) -> None:
         """Its exit (or its stop) ends its channel and its requests; what is in its
@@ -118,22 +125,29 @@ class ServiceChild(Supervised):
 
     def waitables(self) -> list[Any]:
         """The channel only while root would read it now: nothing read is left to serve,
-        and its rate allows a batch more (else what the service sent waits, unread)."""
+        no summary of what it counted waits to be taken, and its rate allows a batch more
+        (else what the service sent waits, unread)."""
         channel = self.channel
-        read = channel is not None and not channel.closed and not self._inbox \
-            and self.ops.channel.ready(BATCH)
+        read = channel is not None and not channel.closed and self._readable()
         return [*super().waitables(), *([channel] if read else [])]
 
+    def _readable(self) -> bool:
+        return not self._inbox and self.counts.due(0) is None \
+            and self.ops.channel.ready(BATCH)
+
     def timeout(self) -> float | None:
-        """Also: when the channel's rate allows the next batch, if one waits (or may)."""
+        """Also: when the channel's rate allows the next batch, if one waits (or may), and
+        when what it counted is to be taken."""
         mine = None
         if self.channel is not None and (self._inbox or not self.ops.channel.ready(BATCH)):
             mine = self.ops.channel.wait(BATCH)
-        theirs = super().timeout()
-        return mine if theirs is None else theirs if mine is None else min(mine, theirs)
+        waits = [t for t in (mine, super().timeout(), self.counts.due(time.monotonic()))
+                 if t is not None]  # (and when a summary kept is to be taken)
+        return min(waits) if waits else None
 
     def tick(self) -> None:
         self._serve_channel()
+        self.counts.take(time.monotonic())
         super().tick()
 
     def stop(self, sig: int, signals: SignalChannel | None = None,
@@ -166,7 +180,7 @@ class ServiceChild(Supervised):
             self._violated("it does not read its channel")
             return
         if not self._inbox:
-            if not self.ops.channel.ready(BATCH) or not spawn.wait_fds([channel], 0):
+            if not self._readable() or not spawn.wait_fds([channel], 0):
                 return
             try:
                 messages = channel.receive(READ)
@@ -189,6 +203,8 @@ class ServiceChild(Supervised):
         op = message["op"]
         if op == "ready":
             self.mark_ready()
+        elif op == "metrics":  # data, never an error: what is not ours is left out
+            self.counts.said(message.get("counts"), time.monotonic())
         elif op == "cancel":
             run = self._runs.get(message["id"])
             if run is not None:

@@ -51,8 +51,8 @@ def tell(state: dict[str, Any], service: DeferredService | None,
          probes: Probes | None) -> None:
     if service is not None:
         service.push(state)
-    if probes is not None:
-        probes.update(state)
+    if probes is not None:  # (and for /metrics, what the hook service counted)
+        probes.update(state, service.hook_counts() if service is not None else None)
 
 
 def supervise(agent: Supervised, signals: SignalChannel, logger: log.Logger,

@@ -18,7 +18,10 @@ from initd.process.channel import Message
 
 # every op, and the fields it may carry besides "op"
 FIELDS = {"ready": {"pid"}, "cancel": {"id"}, "precommit": {"id"},
-          "trust": {"id", "key", "digest"}, "control": {"id", "service", "verb"}}
+          "trust": {"id", "key", "digest"}, "control": {"id", "service", "verb"},
+          "metrics": {"counts"}}
+# ``metrics``: what the service counted, for /metrics; its ``counts`` are data, read by
+# state/hookcounts.parse (what it cannot read is left out)
 VERBS = ("start", "stop", "restart")  # what ``control`` may ask of a service
 
 
@@ -30,6 +33,8 @@ def problem(message: Message, running: Container[object]) -> str | None:
         return f"an unknown op {shown(op, 24)}"
     if not set(message) - {"op"} <= allowed:
         return f"a {op} message with fields it does not have"
+    if op == "metrics":
+        return None
     if op == "ready":
         pid = message.get("pid")
         return None if pid is None or _whole(pid) else "a ready message with a bad pid"

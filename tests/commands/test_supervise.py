@@ -44,7 +44,9 @@ def test_it_knows_every_option_the_parser_has() -> None:
 # functools and collections; subprocess, which starts the agent, brings re, locale and
 # selectors; the supervisor's records, typing: those are there.)
 NOT_ON_A_PLAIN_START = {"argparse", "initd.commands.options", "socket", "json", "structlog",
-                        "yaml", "initd.hooks.discovery", "initd.events.engine"}
+                        "yaml", "initd.hooks.discovery", "initd.events.engine",
+                        # /metrics' library, and PID 1's page for it (no probe port here)
+                        "prometheus_client", "mmap", "initd.pid1.reaped"}
 
 
 def test_a_plain_boot_imports_neither_argparse_nor_a_workspaces_modules(

@@ -153,3 +153,28 @@ def test_a_request_is_the_same_whatever_its_reads(request_parts: tuple[bytes, by
     edges = sorted({min(cut, len(data)) for cut in cuts})
     chunks = [data[a:b] for a, b in zip([0, *edges], [*edges, len(data)], strict=True)]
     assert whole_of(chunks) == whole_of([data])
+
+
+def test_an_answer_sent_at_once_goes_whole_even_past_a_small_send_buffer() -> None:
+    """/metrics is answered by the probes' reading thread, which never waits (timeout 0):
+    a body past a new connection's send buffer is queued whole, never cut."""
+    import socket
+    import threading
+
+    from initd.http import wire
+
+    body = b"m" * (1 << 20)
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    conn, _ = server.accept()
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # as small as it may be
+    conn.setblocking(False)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(b"".join(iter(
+        lambda: client.recv(65536), b""))))
+    wire.send(conn, "200 OK", [("Content-Length", str(len(body)))], body, 0)
+    reader.start()  # (read only after the send returned: nothing waited for the client)
+    reader.join(30)
+    assert got[0].endswith(b"\r\n\r\n" + body)
+    client.close()
+    server.close()

@@ -312,3 +312,25 @@ def test_at_the_descriptor_limit_a_strict_read_raises_and_a_signal_still_goes(
         "signal_if": "True"}
     assert target.wait(timeout=30) == -signal.SIGTERM
 
+
+
+def test_usage_is_cpu_seconds_and_resident_bytes_as_psutil_reads_them(
+        procs: list[subprocess.Popen[bytes]]) -> None:
+    import psutil
+
+    burner = subprocess.Popen([sys.executable, "-c", "b = bytearray(64 << 20)\n"
+                               "import time; t = time.process_time()\n"
+                               "while time.process_time() - t < 0.3: pass\n"
+                               "print(flush=True); time.sleep(100)"],
+                              stdout=subprocess.PIPE)
+    procs.append(burner)
+    assert burner.stdout is not None and burner.stdout.readline() == b"\n"
+    used = procfs.usage(burner.pid)
+    assert used is not None
+    cpu, resident = used
+    times, memory = psutil.Process(burner.pid).cpu_times(), psutil.Process(burner.pid).memory_info()
+    assert 0.25 <= cpu <= times.user + times.system + 0.02
+    assert resident >= 64 << 20 and abs(resident - memory.rss) < 4 << 20
+    burner.kill()
+    burner.wait()
+    assert procfs.usage(burner.pid) is None  # gone

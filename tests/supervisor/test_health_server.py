@@ -81,10 +81,10 @@ def test_the_state_given_is_the_state_served_whole(probes: Probes) -> None:
 def test_any_other_path_is_a_small_404(probes: Probes) -> None:
     status, _, body = answer(probes.port, b"GET /" + b"x" * 5000 + b" HTTP/1.0\r\n\r\n")
     assert status == 404
-    assert body["error"].endswith(": /healthz and /readyz are served here")
+    assert body["error"].endswith(": /healthz, /readyz and /metrics are served here")
     assert len(body["error"]) < 160  # (never the path whole)
-    assert get(probes.port, "/") == (404, {"error": "no '/': /healthz and /readyz are "
-                                                    "served here"})
+    assert get(probes.port, "/") == (404, {"error": "no '/': /healthz, /readyz and /metrics "
+                                                    "are served here"})
 
 
 @pytest.mark.parametrize("raw", [b"\x00\xff garbage\r\n\r\n", b"GET\r\n\r\n",

@@ -429,3 +429,58 @@ def test_a_dead_service_cancels_the_rewrite_it_asked_for(rig: Rig) -> None:
     os.kill(relay.hello["pid"], signal.SIGKILL)  # the agent kills its service
     until(service, lambda: not alive(running), "the rewrite stopped with its service")
     assert 5 not in service._runs
+
+
+# --- what it counted (/metrics): the agent's word, data only
+
+
+def test_what_it_counted_is_kept_and_garbage_in_it_left_out_with_no_restart(
+        rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+    service = rig.service()
+    relay = rig.started(service)
+    first = relay.hello["pid"]
+    good = {"op": "metrics", "counts": {"failed": 2, "decisions": [["claude", "block", 1]]}}
+    relay.send(good)
+    until(service, lambda: service.counts.totals.failed == 2, "the summary taken")
+    for garbage in ({"failed": "x" * 10_000}, [1, 2], None, {"durations": [[{"a": 1}] * 999]},
+                    {"decisions": [["claude", f"d{n}", 10**30] for n in range(250)]},
+                    {"decisions": [["claude\n\"}", "x", 1]], "failed": -1}):
+        service.counts._taken = -1e9  # (each taken, not left out for the pace)
+        relay.send({"op": "metrics", "counts": garbage})
+        until(service, lambda: service.counts._taken > -1e9, "the garbage read")
+    assert service.child is not None and service.child.pid == first  # no restart
+    assert service.counts.totals.failed == 2  # never backwards
+    assert service.counts.totals.decisions == {("claude", "block"): 1}
+    assert "broke the channel protocol" not in capsys.readouterr().err
+
+
+def test_a_metrics_message_past_the_channels_line_restarts_it_and_keeps_the_counts(
+        rig: Rig) -> None:
+    service = rig.service()
+    relay = rig.started(service)
+    first = relay.hello["pid"]
+    relay.send({"op": "metrics", "counts": {"failed": 3}})
+    until(service, lambda: service.counts.totals.failed == 3, "the summary taken")
+    relay.send(b'{"op": "metrics", "counts": {"x": "' + b"y" * 2**17 + b'"}}\n')
+    until(service, lambda: service.child is None or service.child.pid != first,
+          "the service killed")
+    again = rig.started(service)  # the next one counts from 0; root's totals go on
+    again.send({"op": "metrics", "counts": {"failed": 1}})
+    until(service, lambda: service.counts.totals.failed == 4, "the next one's added")
+
+
+def test_while_a_summary_waits_for_its_pace_the_channel_is_not_read(rig: Rig) -> None:
+    """A flood of summaries costs root what their pace allows: one sooner than it is
+    kept, and root reads no more of the channel until it is taken (what it read already
+    is served: a trust question among it is answered)."""
+    service = rig.service(env={"INITD_TRUST": "0"})
+    relay = rig.started(service)
+    relay.send({"op": "metrics", "counts": {"failed": 1}},
+               {"op": "metrics", "counts": {"failed": 2}},
+               {"op": "trust", "id": 9, "key": "/ws/.discobot/hooks/a.sh", "digest": "a" * 64})
+    until(service, lambda: service.counts.due(time.monotonic()) is not None, "one kept")
+    assert service.counts.totals.failed == 1
+    assert service.channel not in service.waitables()
+    assert relay.lines(1, lambda: tick(service))[0]["id"] == 9
+    until(service, lambda: service.counts.totals.failed == 2, "the one kept, taken")
+    assert service.channel in service.waitables()
