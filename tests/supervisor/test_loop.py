@@ -112,3 +112,24 @@ def test_a_services_output_goes_to_its_log_and_to_initds(initd, tmp_path) -> Non
     assert [(line["event"], line["service"]) for line in lines] == [("hello from web", "web")]
     init.signal(signal.SIGTERM)
     assert init.wait(60) == 0
+
+
+def test_metrics_show_every_service(initd, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from prometheus_client.parser import text_string_to_metric_families
+
+    port = free_port()
+    init = initd(["--config", config(tmp_path, {"web": {"command": "exec sleep 1000"},
+                                                "once": {"command": "true",
+                                                         "type": "oneshot"}}),
+                  "--health-port", str(port), "--no-service", *AGENT])
+    init.expect("agent up")
+    wait_for(lambda: states(port) == {"web": "running", "once": "done"}, 60, "both")
+
+    def up() -> dict[str, float]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as got:
+            text = got.read().decode()
+        return {s.labels["service"]: s.value for family in text_string_to_metric_families(text)
+                if family.name == "initd_service_up" for s in family.samples}
+    wait_for(lambda: up() == {"agent": 1.0, "web": 1.0, "once": 0.0}, 60, "/metrics")
+    init.signal(signal.SIGTERM)
+    assert init.wait(60) == 0
