@@ -32,4 +32,4 @@ podman build --quiet --network=none --build-arg "BASE=localhost/initd-base:bookw
 podman build --quiet --network=none --build-arg "INITD_IMAGE=localhost/initd:$tag" \
   -t "localhost/initd-demo:$tag" -f images/demo/Containerfile images/demo >/dev/null
 podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' \
-  | grep -E "localhost/initd(-demo|-bundle)?:$tag\$"
+  | grep -E "localhost/initd(-demo|-bundle)?:$tag "
