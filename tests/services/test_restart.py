@@ -28,6 +28,7 @@ supervisord's stopwaitsecs is 10 s; the spec's one grace is --grace (8 s).
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 from pathlib import Path
 
@@ -148,8 +149,11 @@ def test_a_failed_oneshot_blocks_its_dependents(boot: Boot, box: Path) -> None:
 def test_a_failed_critical_oneshot_stops_the_container(boot: Boot, box: Path) -> None:
     """SERVICES-SPEC.md: a oneshot that fails, "if it is critical the container stops",
     with its exit code; its dependents never start."""
-    services = {"migrate": {"type": "oneshot", "critical": True,
-                            "command": standin(box, "migrate", "--exit", "4")},
+    # (it fails once the agent is up: a TERM before the agent's handler is set would end
+    # it before it could say it got one, as any program's first milliseconds would)
+    fails = ("until grep -q '^agent start ' " + shlex.quote(str(box / "events"))
+             + "; do sleep 0.05; done; exec " + shlex.join(standin(box, "migrate", "--exit", "4")))
+    services = {"migrate": {"type": "oneshot", "critical": True, "command": fails},
                 "web": {"command": standin(box, "web"), "after": ["migrate"]}}
     init = boot(services)
     assert init.wait(120) == 4, init.stderr[-3000:]
