@@ -339,7 +339,9 @@ def test_a_stop_ends_its_group_and_its_session_together(rig: Rig) -> None:
     service = rig.service(leave=True)
     relay = rig.started(service)
     hook = relay.hello["hook"]
-    assert service.stop(signal.SIGTERM, grace=0.3) == 128 + signal.SIGTERM
+    # (the stop closes its channel first: the relay may see that end and exit 0 itself
+    # before the TERM reaches it; either way it is gone, with its group and session)
+    assert service.stop(signal.SIGTERM, grace=0.3) in (0, 128 + signal.SIGTERM)
     assert not alive(hook) and not alive(relay.hello["pid"])
     assert service.state is State.EXITED
 
